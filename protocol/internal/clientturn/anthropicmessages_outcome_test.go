@@ -7,14 +7,6 @@ import (
 	"github.com/streambench/streambench/protocol/anthropicmessages"
 )
 
-// TestAnthropicMessagesNoGroundTruthOtherText: a valid turn of other text, reasoning and tool calls than the
-// script, written by the anthropic wire's encoder, breaks no rule without ground truth (every
-// content rule is off), and only content rules with it.
-func TestAnthropicMessagesNoGroundTruthOtherText(t *testing.T) {
-	t.Parallel()
-	OtherText(t, anthropicmessages.New().Rules(), amNewWriter, amNewChecker)
-}
-
 // TestAnthropicMessagesUnscriptedErrorIsTheOutcome: a mid-stream event: error in a session whose script
 // does not fail is reported in Observation.Error (the load generator's in_band_error outcome)
 // and is no violation; the turn is judged as a partial one from there (no message_delta or

@@ -7,14 +7,6 @@ import (
 	"github.com/streambench/streambench/protocol/openaichat"
 )
 
-// TestOpenAIChatNoGroundTruthOtherText: a valid turn of other text, reasoning and tool calls than the
-// script, written by the openai wire's encoder, breaks no rule without ground truth (every
-// content rule is off), and only content rules with it.
-func TestOpenAIChatNoGroundTruthOtherText(t *testing.T) {
-	t.Parallel()
-	OtherText(t, openaichat.New().Rules(), ocNewWriter, ocNewChecker)
-}
-
 // TestOpenAIChatUnscriptedErrorIsTheOutcome: a mid-stream {"error":{…}} chunk in a session whose script
 // does not fail is reported in Observation.Error (the load generator's in_band_error outcome)
 // and is no violation; the turn is judged as a partial one from there (no finish_reason, usage

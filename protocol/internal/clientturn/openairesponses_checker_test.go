@@ -2,7 +2,6 @@ package clientturn_test
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -227,20 +226,3 @@ func FuzzOpenAIResponsesChecker(f *testing.F) {
 
 // orNewChecker is the default, lenient checker as a protocol.Checker.
 func orNewChecker(s *protocol.Session) protocol.Checker { return openairesponses.NewChecker(s, false) }
-
-// orNewWriter is the mock's stream writer, as the kit drives it.
-func orNewWriter(w io.Writer) TurnWriter {
-	return openairesponses.NewStreamWriter(w, openairesponses.StreamMeta{ID: "resp_bench", Model: "m", Created: 1})
-}
-
-// BenchmarkOpenAIResponsesObserve judges a whole 256-frame answer against its ground truth per op (a fresh
-// checker each time, as the load generator makes one per stream) and reports the cost and
-// allocations per frame.
-func BenchmarkOpenAIResponsesObserve(b *testing.B) {
-	BenchObserve(b, orNewWriter, orNewChecker)
-}
-
-// BenchmarkOpenAIResponsesObserveFrame judges one text delta per op on a warm checker without ground truth.
-func BenchmarkOpenAIResponsesObserveFrame(b *testing.B) {
-	BenchObserveFrame(b, orNewWriter, orNewChecker)
-}

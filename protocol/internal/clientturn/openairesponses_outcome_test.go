@@ -7,14 +7,6 @@ import (
 	"github.com/streambench/streambench/protocol/openairesponses"
 )
 
-// TestOpenAIResponsesNoGroundTruthOtherText: a valid turn of other reasoning, text and function calls than
-// the script, written by the wire's own encoder, breaks no rule without ground truth (every
-// content rule is off), and only content rules with it.
-func TestOpenAIResponsesNoGroundTruthOtherText(t *testing.T) {
-	t.Parallel()
-	OtherText(t, openairesponses.New().Rules(), orNewWriter, orNewChecker)
-}
-
 // TestOpenAIResponsesUnscriptedErrorIsTheOutcome: an error event (then response.failed) in a session whose
 // script does not fail is reported in Observation.Error (the load generator's in_band_error
 // outcome) and is no violation; the turn is judged as a partial one from there. The error's own
