@@ -13,6 +13,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
+	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -221,14 +222,6 @@ func FuzzAnthropicNewStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkStream(t, anthropic.Wire{}, data, false) })
 }
 
-// TestStreamTransportError checks that a read error mid-stream (a reset connection, a
-// cancelled request) comes back wrapped, never as a clean end.
-func TestAnthropicStreamTransportError(t *testing.T) {
-	t.Parallel()
-	frames := anthropicTurn(t, SmallTurn("toolu_"), anthropicMeta)
-	transportError(t, anthropic.Wire{}, frames)
-}
-
 func TestOpenAIStreamRoundTrip(t *testing.T) {
 	t.Parallel()
 	noTools := SmallTurn("call_")
@@ -320,33 +313,6 @@ func FuzzOpenAINewStream(f *testing.F) {
 	f.Add(openaiTurn(f, errTurn, openaiMeta, false))
 	f.Add([]byte("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\ndata: [DONE]\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { checkStream(t, openai.Wire{}, data, true) })
-}
-
-// TestStreamTransportError checks that a read error mid-stream (a reset connection, a
-// cancelled request) comes back wrapped, never as a clean end.
-func TestOpenAIStreamTransportError(t *testing.T) {
-	t.Parallel()
-	frames := openaiTurn(t, SmallTurn("call_"), openaiMeta, true)
-	transportError(t, openai.Wire{}, frames)
-}
-
-// TestAnthropicLibraryRoundTrip writes every turn of every embedded scenario, for a few seeds,
-// and decodes it back against the script's ground truth (see LibraryRoundTrip).
-func TestAnthropicLibraryRoundTrip(t *testing.T) {
-	t.Parallel()
-	LibraryRoundTrip(t, func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte {
-		return anthropicTurn(t, turn, anthropic.StreamMeta{ID: "msg_" + id, Model: "sim", Created: 1})
-	}, func(t testing.TB, r io.Reader) (Accumulated, error) {
-		return DecodeAll(t, anthropic.Wire{}.NewStream(r))
-	})
-}
-
-// TestOpenAILibraryRoundTrip is TestAnthropicLibraryRoundTrip on the openai wire.
-func TestOpenAILibraryRoundTrip(t *testing.T) {
-	t.Parallel()
-	LibraryRoundTrip(t, func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte {
-		return openaiTurn(t, turn, openai.StreamMeta{ID: "chatcmpl-" + id, Model: "sim", Created: 1}, true)
-	}, func(t testing.TB, r io.Reader) (Accumulated, error) { return DecodeAll(t, openai.Wire{}.NewStream(r)) })
 }
 
 // streamError is a stream a wire's decoder refuses, and what its error says.
@@ -581,5 +547,54 @@ func AssertAccumulated(t testing.TB, got, want Accumulated) {
 	wj, _ := json.MarshalIndent(want, "", " ")
 	if !bytes.Equal(gj, wj) {
 		t.Errorf("decoded turn differs\ngot:  %s\nwant: %s", gj, wj)
+	}
+}
+
+// providerWire is a provider wire under test and its mock side: a writer of a turn (with usage)
+// and the prefixes of its response and tool call ids.
+type providerWire struct {
+	name                 string
+	wire                 protocol.ProviderWire
+	newWriter            func(io.Writer, jsonwire.StreamMeta) TurnWriter
+	idPrefix, toolPrefix string
+}
+
+// providerWires are the wires the suites below run over.
+var providerWires = []providerWire{
+	{"anthropic", anthropic.Wire{}, func(w io.Writer, m jsonwire.StreamMeta) TurnWriter { return anthropic.NewStreamWriter(w, m, true) }, "msg_", "toolu_"},
+	{"openai", openai.Wire{}, func(w io.Writer, m jsonwire.StreamMeta) TurnWriter { return openai.NewStreamWriter(w, m, true) }, "chatcmpl-", "call_"},
+}
+
+// frames plays turn through the wire's writer with meta, the way the mock does.
+func (pw providerWire) frames(t testing.TB, turn *scenarios.ScriptTurn, meta jsonwire.StreamMeta) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	WriteTurn(t, pw.newWriter(&buf, meta), turn)
+	return buf.Bytes()
+}
+
+// TestStreamTransportError: on every wire, a read error mid-stream (a reset connection, a
+// cancelled request) comes back wrapped, never as a clean end.
+func TestStreamTransportError(t *testing.T) {
+	t.Parallel()
+	for _, pw := range providerWires {
+		t.Run(pw.name, func(t *testing.T) {
+			t.Parallel()
+			transportError(t, pw.wire, pw.frames(t, SmallTurn(pw.toolPrefix), jsonwire.StreamMeta{ID: pw.idPrefix + "test1", Model: "sim-model", Created: 1700000000, InputTokens: 42}))
+		})
+	}
+}
+
+// TestLibraryRoundTrip writes, on every wire, every turn of every embedded scenario for a few
+// seeds, and decodes it back against the script's ground truth (see LibraryRoundTrip).
+func TestLibraryRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, pw := range providerWires {
+		t.Run(pw.name, func(t *testing.T) {
+			t.Parallel()
+			LibraryRoundTrip(t, func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte {
+				return pw.frames(t, turn, jsonwire.StreamMeta{ID: pw.idPrefix + id, Model: "sim", Created: 1})
+			}, func(t testing.TB, r io.Reader) (Accumulated, error) { return DecodeAll(t, pw.wire.NewStream(r)) })
+		})
 	}
 }
