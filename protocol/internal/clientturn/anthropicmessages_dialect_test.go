@@ -11,13 +11,6 @@ import (
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 )
 
-// TestAnthropicMessagesLibraryClean plays every embedded scenario, every turn, against the mock: a correct
-// provider breaks no rule, with ground truth and without.
-func TestAnthropicMessagesLibraryClean(t *testing.T) {
-	t.Parallel()
-	LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), anthropicmessages.New(), anthropicmessages.New(clientturn.WithNoGroundTruth()))
-}
-
 // TestAnthropicMessagesFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
 func TestAnthropicMessagesFaults(t *testing.T) {

@@ -11,13 +11,6 @@ import (
 	"github.com/streambench/streambench/protocol/openaichat"
 )
 
-// TestOpenAIChatLibraryClean plays every embedded scenario, every turn, against the mock: a correct
-// provider breaks no rule, with ground truth and without.
-func TestOpenAIChatLibraryClean(t *testing.T) {
-	t.Parallel()
-	LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), openaichat.New(), openaichat.New(clientturn.WithNoGroundTruth()))
-}
-
 // TestOpenAIChatFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
 func TestOpenAIChatFaults(t *testing.T) {

@@ -4,9 +4,12 @@ import (
 	"io"
 	"testing"
 
+	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
+	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/protocol/openairesponses"
@@ -49,6 +52,29 @@ func TestNoGroundTruthOtherText(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			t.Parallel()
 			OtherText(t, w.rules, w.newWriter, w.newChecker)
+		})
+	}
+}
+
+// TestLibraryClean plays every embedded scenario, every turn, against the mock on every wire: a
+// correct provider breaks no rule, with ground truth and without, and the frames are classified
+// and counted as the load generator's token metrics need. The mock ends every stream with data:
+// [DONE], so openai-responses' strict mode (requireDone) passes it too.
+func TestLibraryClean(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		truth, noTruth Dialect
+	}{
+		{anthropicmessages.Name, anthropicmessages.New(), anthropicmessages.New(clientturn.WithNoGroundTruth())},
+		{openaichat.Name, openaichat.New(), openaichat.New(clientturn.WithNoGroundTruth())},
+		{openairesponses.Name, openairesponses.New(), openairesponses.New(clientturn.WithNoGroundTruth())},
+		{openairesponses.Name + " requireDone", openairesponses.New(clientturn.WithRequireDone()),
+			openairesponses.New(clientturn.WithNoGroundTruth(), clientturn.WithRequireDone())},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), tc.truth, tc.noTruth)
 		})
 	}
 }
