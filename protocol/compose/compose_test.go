@@ -525,30 +525,25 @@ func BenchmarkCheckerText(b *testing.B) {
 func BenchmarkCheckerStream(b *testing.B) {
 	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
 		b.Run(name, func(b *testing.B) {
-			sc := dialecttest.Script(b, name, 1)
-			var events []sse.Event
-			dec := sse.NewDecoder(strings.NewReader(strings.Join(relay(b, sc, relayOptions{}), "")))
-			for {
-				var ev sse.Event
-				if dec.Next(&ev) != nil {
-					break
-				}
-				ev.Data = bytes.Clone(ev.Data)
-				events = append(events, ev)
-			}
-			s := dialecttest.Session(sc)
-			b.ReportAllocs()
-			for b.Loop() {
-				c := NewChecker(s)
-				for i := range events {
-					c.Observe(&events[i])
-				}
-				if vs := c.Finish(nil); len(vs) != 0 {
-					b.Fatal(vs)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
-			b.ReportMetric(float64(len(events)), "frames/stream")
+			benchStream(b, dialecttest.Script(b, name, 1))
 		})
 	}
+}
+
+// benchStream judges sc's whole conforming stream per op and reports ns/frame and frames/stream.
+func benchStream(b *testing.B, sc *scenarios.Script) {
+	events := dialecttest.DecodeAll(b, relay(b, sc, relayOptions{}))
+	s := dialecttest.Session(sc)
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewChecker(s)
+		for i := range events {
+			c.Observe(&events[i])
+		}
+		if vs := c.Finish(nil); len(vs) != 0 {
+			b.Fatal(vs)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
+	b.ReportMetric(float64(len(events)), "frames/stream")
 }
