@@ -384,14 +384,7 @@ func TestRequestsAndHeaders(t *testing.T) {
 	d := NewClient()
 	s := &protocol.Session{ID: "s1", Target: "agent-7", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := dialecttest.Do(t, srv.Client(), req, err)
 	r := <-got
 	if r.method != http.MethodPost || r.path != "/agent/agent-7/stream" || r.body["message"] != "hello" || r.body["threadId"] != "s1" {
 		t.Errorf("stream request %+v", r)
@@ -400,14 +393,7 @@ func TestRequestsAndHeaders(t *testing.T) {
 		t.Errorf("header violations %v", vs)
 	}
 	stop, err := d.NewStopRequest(context.Background(), srv.URL, s, resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp2, err := srv.Client().Do(stop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp2.Body.Close()
+	dialecttest.Do(t, srv.Client(), stop, err)
 	if r := <-got; r.method != http.MethodPost || r.path != "/agent/agent-7/runs/run-42/stop" {
 		t.Errorf("stop request %+v", r)
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -212,6 +213,20 @@ func ObserveErrors(t testing.TB, c protocol.Checker, frames []string) []string {
 		}
 	}
 	return errs
+}
+
+// Do sends req, built with err, with c and closes the response body; an error fails t.
+func Do(t testing.TB, c *http.Client, req *http.Request, err error) *http.Response {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
 
 // Raw is one unnamed SSE frame carrying data.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/openai"
 )
 
@@ -185,14 +186,7 @@ func send(t *testing.T, w protocol.ProviderWire, suffix string, req *protocol.Mo
 	}))
 	defer srv.Close()
 	hr, err := w.NewRequest(context.Background(), srv.URL+suffix, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(hr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	dialecttest.Do(t, srv.Client(), hr, err)
 	c := <-ch
 	if c.Method != http.MethodPost || c.Path != wantPath {
 		t.Errorf("request line = %s %s", c.Method, c.Path)
