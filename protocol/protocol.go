@@ -356,6 +356,20 @@ func NewJSONPost(ctx context.Context, baseURL, tmpl string, body []byte, vars ..
 	return req, nil
 }
 
+// NewRunPost is NewJSONPost of body to tmpl for the run whose id resp's header idHeader carries
+// ({targetVar}: s.Target, {idVar}: that id); errors start "what session ID".
+func NewRunPost(ctx context.Context, what string, s *Session, resp *http.Response, idHeader, baseURL, tmpl string, body []byte, targetVar, idVar string) (*http.Request, error) {
+	id := resp.Header.Get(idHeader)
+	if id == "" {
+		return nil, fmt.Errorf("%s session %s: the stream response has no %s header", what, s.ID, idHeader)
+	}
+	req, err := NewJSONPost(ctx, baseURL, tmpl, body, targetVar, s.Target, idVar, id)
+	if err != nil {
+		return nil, fmt.Errorf("%s session %s: %w", what, s.ID, err)
+	}
+	return req, nil
+}
+
 // NewStreamPost is NewJSONPost of body (JSON-encoded unless []byte) asking for an event stream;
 // errors name the dialect and the session.
 func NewStreamPost(ctx context.Context, dialect string, s *Session, baseURL, tmpl string, body any, vars ...string) (*http.Request, error) {

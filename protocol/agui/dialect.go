@@ -81,14 +81,10 @@ func RunID(s *protocol.Session) string { return "run-" + s.ID }
 // NewRequest builds what HttpAgent sends: a RunAgentInput whose one message is the input.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body := make([]byte, 0, 192+len(s.Input)+3*len(s.ID))
-	body = append(body, `{"threadId":`...)
-	body = jsonwire.AppendString(body, ThreadID(s))
-	body = append(body, `,"runId":`...)
-	body = jsonwire.AppendString(body, RunID(s))
-	body = append(body, `,"state":{},"messages":[{"id":`...)
-	body = jsonwire.AppendString(body, "msg-"+s.ID)
-	body = append(body, `,"role":"user","content":`...)
-	body = jsonwire.AppendString(body, s.Input)
+	body = jsonwire.AppendField(body, `{"threadId":`, ThreadID(s))
+	body = jsonwire.AppendField(body, `,"runId":`, RunID(s))
+	body = jsonwire.AppendField(body, `,"state":{},"messages":[{"id":`, "msg-"+s.ID)
+	body = jsonwire.AppendField(body, `,"role":"user","content":`, s.Input)
 	body = append(body, `}],"tools":[],"context":[],"forwardedProps":{}}`...)
 	return protocol.NewStreamPost(ctx, Name, s, baseURL, d.opts.Path, body, "agent", d.agent)
 }

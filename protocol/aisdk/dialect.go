@@ -85,12 +85,9 @@ func (d *Dialect) Sees(k protocol.FrameKind) bool {
 // NewRequest builds what useChat's default transport sends first, the chat id the session's.
 func (d *Dialect) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	body := make([]byte, 0, 128+len(s.Input)+2*len(s.ID))
-	body = append(body, `{"id":`...)
-	body = jsonwire.AppendString(body, s.ID)
-	body = append(body, `,"messages":[{"id":`...)
-	body = jsonwire.AppendString(body, "msg-"+s.ID)
-	body = append(body, `,"role":"user","parts":[{"type":"text","text":`...)
-	body = jsonwire.AppendString(body, s.Input)
+	body = jsonwire.AppendField(body, `{"id":`, s.ID)
+	body = jsonwire.AppendField(body, `,"messages":[{"id":`, "msg-"+s.ID)
+	body = jsonwire.AppendField(body, `,"role":"user","parts":[{"type":"text","text":`, s.Input)
 	body = append(body, `}]}],"trigger":"submit-message"}`...)
 	u := protocol.JoinURL(baseURL, d.opts.Path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))

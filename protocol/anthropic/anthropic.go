@@ -16,22 +16,10 @@ import (
 // APIVersion is the anthropic-version header the runtime sends.
 const APIVersion = "2023-06-01"
 
-// Request is what the mock provider reads of a Messages request.
-type Request struct {
-	Model  string
-	Stream bool
-	// IncludeUsage is always true: the Messages stream always reports usage.
-	IncludeUsage bool
-	// LastUserText is the text of the last user message with text, where the directive is
-	// looked for (in a tool loop, messages of tool_result blocks alone come after it).
-	LastUserText string
-	// AssistantTurns counts the assistant messages present: the index of the turn to play.
-	AssistantTurns int
-	// Thinking: extended thinking is enabled (type "enabled" or "adaptive").
-	Thinking bool
-	// MaxTokens is max_tokens (required, at least 1).
-	MaxTokens int
-}
+// Request is what the mock provider reads of a Messages request: IncludeUsage always (the
+// stream always reports usage), LastUserText skipping messages of tool_result blocks alone,
+// Thinking for extended thinking "enabled" or "adaptive", MaxTokens required and at least 1.
+type Request = jsonwire.ChatRequest
 
 type rawRequest struct {
 	Model     *string           `json:"model"`

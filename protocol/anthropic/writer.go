@@ -56,8 +56,7 @@ func (s *StreamWriter) Start() error {
 	s.f.Out = s.f.Out[:0]
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"message_start","message":{"id":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, s.meta.ID)
-	s.f.JSON = append(s.f.JSON, `,"type":"message","role":"assistant","model":`...)
-	s.f.JSON = jsonwire.AppendString(s.f.JSON, s.meta.Model)
+	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"type":"message","role":"assistant","model":`, s.meta.Model)
 	s.f.JSON = append(s.f.JSON, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":`...)
 	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(s.meta.InputTokens), 10)
 	s.f.JSON = append(s.f.JSON, `,"output_tokens":1}}}`...)
@@ -110,18 +109,15 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			tb.index, tb.open = s.nextIndex, true
 			s.nextIndex++
 			s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_start", tb.index)
-			s.f.JSON = append(s.f.JSON, `"content_block":{"type":"tool_use","id":`...)
-			s.f.JSON = jsonwire.AppendString(s.f.JSON, call.ID)
-			s.f.JSON = append(s.f.JSON, `,"name":`...)
-			s.f.JSON = jsonwire.AppendString(s.f.JSON, call.Name)
+			s.f.JSON = jsonwire.AppendField(s.f.JSON, `"content_block":{"type":"tool_use","id":`, call.ID)
+			s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"name":`, call.Name)
 			s.f.JSON = append(s.f.JSON, `,"input":{}}}`...)
 			s.f.Frame("content_block_start")
 		} else if !tb.open {
 			return fmt.Errorf("anthropic stream: tool %d: arguments piece after all %d bytes of its arguments were sent", step.Tool, len(call.Arguments))
 		}
 		s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_delta", tb.index)
-		s.f.JSON = append(s.f.JSON, `"delta":{"type":"input_json_delta","partial_json":`...)
-		s.f.JSON = jsonwire.AppendString(s.f.JSON, step.Text)
+		s.f.JSON = jsonwire.AppendField(s.f.JSON, `"delta":{"type":"input_json_delta","partial_json":`, step.Text)
 		s.f.JSON = append(s.f.JSON, `}}`...)
 		s.f.Frame("content_block_delta")
 		tb.written += len(step.Text)
@@ -166,10 +162,8 @@ func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 	input := s.meta.Input(turn)
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"message_delta","delta":{"stop_reason":`...)
 	s.f.JSON = append(s.f.JSON, reason...)
-	s.f.JSON = append(s.f.JSON, `,"stop_sequence":null},"usage":{"input_tokens":`...)
-	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(input), 10)
-	s.f.JSON = append(s.f.JSON, `,"output_tokens":`...)
-	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(turn.OutputTokens), 10)
+	s.f.JSON = jsonwire.AppendInt(s.f.JSON, `,"stop_sequence":null},"usage":{"input_tokens":`, int64(input))
+	s.f.JSON = jsonwire.AppendInt(s.f.JSON, `,"output_tokens":`, int64(turn.OutputTokens))
 	s.f.JSON = append(s.f.JSON, `}}`...)
 	s.f.Frame("message_delta")
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"message_stop"}`...)
@@ -224,8 +218,7 @@ func (s *StreamWriter) appendBlockStop(index int) {
 func (s *StreamWriter) appendBlockHead(b []byte, typ string, index int) []byte {
 	b = append(b, `{"type":"`...)
 	b = append(b, typ...)
-	b = append(b, `","index":`...)
-	b = strconv.AppendInt(b, int64(index), 10)
+	b = jsonwire.AppendInt(b, `","index":`, int64(index))
 	return append(b, ',')
 }
 

@@ -384,14 +384,7 @@ func TestRequestsAndHeaders(t *testing.T) {
 	d := NewClient()
 	s := &protocol.Session{ID: "s1", Target: "agent-7", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := dialecttest.Do(t, srv.Client(), req, err)
 	r := <-got
 	if r.method != http.MethodPost || r.path != "/agent/agent-7/stream" || r.body["message"] != "hello" || r.body["threadId"] != "s1" {
 		t.Errorf("stream request %+v", r)
@@ -400,14 +393,7 @@ func TestRequestsAndHeaders(t *testing.T) {
 		t.Errorf("header violations %v", vs)
 	}
 	stop, err := d.NewStopRequest(context.Background(), srv.URL, s, resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp2, err := srv.Client().Do(stop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp2.Body.Close()
+	dialecttest.Do(t, srv.Client(), stop, err)
 	if r := <-got; r.method != http.MethodPost || r.path != "/agent/agent-7/runs/run-42/stop" {
 		t.Errorf("stop request %+v", r)
 	}
@@ -525,30 +511,25 @@ func BenchmarkCheckerText(b *testing.B) {
 func BenchmarkCheckerStream(b *testing.B) {
 	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
 		b.Run(name, func(b *testing.B) {
-			sc := dialecttest.Script(b, name, 1)
-			var events []sse.Event
-			dec := sse.NewDecoder(strings.NewReader(strings.Join(relay(b, sc, relayOptions{}), "")))
-			for {
-				var ev sse.Event
-				if dec.Next(&ev) != nil {
-					break
-				}
-				ev.Data = bytes.Clone(ev.Data)
-				events = append(events, ev)
-			}
-			s := dialecttest.Session(sc)
-			b.ReportAllocs()
-			for b.Loop() {
-				c := NewChecker(s)
-				for i := range events {
-					c.Observe(&events[i])
-				}
-				if vs := c.Finish(nil); len(vs) != 0 {
-					b.Fatal(vs)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
-			b.ReportMetric(float64(len(events)), "frames/stream")
+			benchStream(b, dialecttest.Script(b, name, 1))
 		})
 	}
+}
+
+// benchStream judges sc's whole conforming stream per op and reports ns/frame and frames/stream.
+func benchStream(b *testing.B, sc *scenarios.Script) {
+	events := dialecttest.DecodeAll(b, relay(b, sc, relayOptions{}))
+	s := dialecttest.Session(sc)
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewChecker(s)
+		for i := range events {
+			c.Observe(&events[i])
+		}
+		if vs := c.Finish(nil); len(vs) != 0 {
+			b.Fatal(vs)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
+	b.ReportMetric(float64(len(events)), "frames/stream")
 }

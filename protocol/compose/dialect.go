@@ -101,15 +101,7 @@ func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Ses
 
 // NewStopRequest builds POST {baseURL}{stop path} for the run resp's header named.
 func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
-	runID := resp.Header.Get(RunIDHeader)
-	if runID == "" {
-		return nil, fmt.Errorf("compose: stop session %s: the stream response has no %s header", s.ID, RunIDHeader)
-	}
-	req, err := protocol.NewJSONPost(ctx, baseURL, c.stopPath, []byte("{}"), "agent", s.Target, "run", runID)
-	if err != nil {
-		return nil, fmt.Errorf("compose: stop session %s: %w", s.ID, err)
-	}
-	return req, nil
+	return protocol.NewRunPost(ctx, "compose: stop", s, resp, RunIDHeader, baseURL, c.stopPath, []byte("{}"), "agent", "run")
 }
 
 // CheckHeaders checks the content type and the run id header (R-headers).

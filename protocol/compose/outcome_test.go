@@ -28,21 +28,6 @@ func TestNoGroundTruthOtherText(t *testing.T) {
 	}
 }
 
-// observe feeds frames to c and returns the Observation.Error of every error terminal.
-func observe(t *testing.T, c protocol.Checker, frames []string) []string {
-	t.Helper()
-	var errs []string
-	for _, ev := range dialecttest.DecodeAll(t, frames) {
-		if obs := c.Observe(&ev); obs.Error != "" {
-			if obs.Kind != protocol.FrameTerminal {
-				t.Errorf("Observation.Error %q on a frame of kind %d, want FrameTerminal", obs.Error, obs.Kind)
-			}
-			errs = append(errs, obs.Error)
-		}
-	}
-	return errs
-}
-
 // TestUnplannedErrorIsOneFinding: a stream the script does not plan to fail, cut by an error,
 // is one finding, the session's outcome, and no violation: neither R-terminal for the error
 // nor R-compose-args for the scripted tool calls that never came, the answer cut short, the
@@ -100,7 +85,7 @@ func TestUnplannedErrorIsOneFinding(t *testing.T) {
 			s := dialecttest.Session(tc.sc)
 			s.NoGroundTruth = tc.noTruth
 			c := NewChecker(s)
-			errs := observe(t, c, tc.frames)
+			errs := dialecttest.ObserveErrors(t, c, tc.frames)
 			if strings.Join(errs, "|") != strings.Join(tc.errs, "|") {
 				t.Errorf("Observation.Error %q, want %q", errs, tc.errs)
 			}

@@ -153,10 +153,6 @@ func ApprovalPathFor(stopPath string) (string, error) {
 
 // NewApprovalRequest builds POST {baseURL}{approval path} with d, for resp's run.
 func (c *Client) NewApprovalRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response, d protocol.ApprovalDecision) (*http.Request, error) {
-	runID := resp.Header.Get(RunIDHeader)
-	if runID == "" {
-		return nil, fmt.Errorf("compose: approval for session %s: the stream response has no %s header", s.ID, RunIDHeader)
-	}
 	tmpl, err := ApprovalPathFor(c.stopPath)
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
@@ -165,11 +161,7 @@ func (c *Client) NewApprovalRequest(ctx context.Context, baseURL string, s *prot
 	if err != nil {
 		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
 	}
-	req, err := protocol.NewJSONPost(ctx, baseURL, tmpl, body, "agent", s.Target, "run", runID)
-	if err != nil {
-		return nil, fmt.Errorf("compose: approval for session %s: %w", s.ID, err)
-	}
-	return req, nil
+	return protocol.NewRunPost(ctx, "compose: approval for", s, resp, RunIDHeader, baseURL, tmpl, body, "agent", "run")
 }
 
 type planPhase uint8

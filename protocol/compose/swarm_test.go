@@ -223,19 +223,5 @@ func TestSwarmMeasures(t *testing.T) {
 // BenchmarkCheckerSwarm judges a whole depth-2 swarm stream, per frame, as BenchmarkCheckerStream
 // does for the others: most of its frames are child deltas, which take the fast path.
 func BenchmarkCheckerSwarm(b *testing.B) {
-	sc := dialecttest.Script(b, "swarm-depth2", 1)
-	events := dialecttest.DecodeAll(b, relay(b, sc, relayOptions{}))
-	s := dialecttest.Session(sc)
-	b.ReportAllocs()
-	for b.Loop() {
-		c := NewChecker(s)
-		for i := range events {
-			c.Observe(&events[i])
-		}
-		if vs := c.Finish(nil); len(vs) != 0 {
-			b.Fatal(vs)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
-	b.ReportMetric(float64(len(events)), "frames/stream")
+	benchStream(b, dialecttest.Script(b, "swarm-depth2", 1))
 }

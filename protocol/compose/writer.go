@@ -66,16 +66,14 @@ func (w *Writer) Text(s string) error {
 // Reasoning writes {"type":"reasoning_delta","delta":s}.
 func (w *Writer) Reasoning(s string) error {
 	b := w.begin("reasoning_delta")
-	b = append(b, `,"delta":`...)
-	b = jsonwire.AppendString(b, s)
+	b = jsonwire.AppendField(b, `,"delta":`, s)
 	return w.end(b)
 }
 
 // ThinkingStart writes {"type":"thinking_start","message":message}.
 func (w *Writer) ThinkingStart(message string) error {
 	b := w.begin("thinking_start")
-	b = append(b, `,"message":`...)
-	b = jsonwire.AppendString(b, message)
+	b = jsonwire.AppendField(b, `,"message":`, message)
 	return w.end(b)
 }
 
@@ -87,14 +85,10 @@ func (w *Writer) ThinkingEnd() error {
 // ToolArgsDelta writes a piece of a tool call's JSON arguments, sent before its tool_start.
 func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error {
 	b := w.begin("tool_args_delta")
-	b = append(b, `,"id":`...)
-	b = jsonwire.AppendString(b, id)
-	b = append(b, `,"toolName":`...)
-	b = jsonwire.AppendString(b, toolName)
-	b = append(b, `,"argsDelta":`...)
-	b = jsonwire.AppendString(b, argsDelta)
-	b = append(b, `,"index":`...)
-	b = strconv.AppendInt(b, int64(index), 10)
+	b = jsonwire.AppendField(b, `,"id":`, id)
+	b = jsonwire.AppendField(b, `,"toolName":`, toolName)
+	b = jsonwire.AppendField(b, `,"argsDelta":`, argsDelta)
+	b = jsonwire.AppendInt(b, `,"index":`, int64(index))
 	return w.end(b)
 }
 
@@ -102,15 +96,13 @@ func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error 
 // line), its invoke text and display hint.
 func (w *Writer) ToolStart(toolName string, input json.RawMessage, content string, display Display) error {
 	b := w.begin("tool_start")
-	b = append(b, `,"toolName":`...)
-	b = jsonwire.AppendString(b, toolName)
+	b = jsonwire.AppendField(b, `,"toolName":`, toolName)
 	b = append(b, `,"input":`...)
 	var err error
 	if b, err = appendCompact(b, input); err != nil {
 		return fmt.Errorf("compose: tool_start %s input: %w", toolName, err)
 	}
-	b = append(b, `,"content":`...)
-	b = jsonwire.AppendString(b, content)
+	b = jsonwire.AppendField(b, `,"content":`, content)
 	b = appendDisplay(b, display)
 	return w.end(b)
 }
@@ -118,14 +110,11 @@ func (w *Writer) ToolStart(toolName string, input json.RawMessage, content strin
 // ToolEnd writes tool_end: {"output":{"success","output"},"message","failed":!success,"display"}.
 func (w *Writer) ToolEnd(toolName string, success bool, output, message string, display Display) error {
 	b := w.begin("tool_end")
-	b = append(b, `,"toolName":`...)
-	b = jsonwire.AppendString(b, toolName)
+	b = jsonwire.AppendField(b, `,"toolName":`, toolName)
 	b = append(b, `,"output":{"success":`...)
 	b = strconv.AppendBool(b, success)
-	b = append(b, `,"output":`...)
-	b = jsonwire.AppendString(b, output)
-	b = append(b, `},"message":`...)
-	b = jsonwire.AppendString(b, message)
+	b = jsonwire.AppendField(b, `,"output":`, output)
+	b = jsonwire.AppendField(b, `},"message":`, message)
 	b = append(b, `,"failed":`...)
 	b = strconv.AppendBool(b, !success)
 	b = appendDisplay(b, display)
@@ -135,18 +124,15 @@ func (w *Writer) ToolEnd(toolName string, success bool, output, message string, 
 // Timing writes {"type":"timing","source":"runtime","mark":mark,"elapsedMs":elapsedMs}.
 func (w *Writer) Timing(mark string, elapsedMs int64) error {
 	b := w.begin("timing")
-	b = append(b, `,"source":"runtime","mark":`...)
-	b = jsonwire.AppendString(b, mark)
-	b = append(b, `,"elapsedMs":`...)
-	b = strconv.AppendInt(b, elapsedMs, 10)
+	b = jsonwire.AppendField(b, `,"source":"runtime","mark":`, mark)
+	b = jsonwire.AppendInt(b, `,"elapsedMs":`, elapsedMs)
 	return w.end(b)
 }
 
 // DoneEvent writes the success terminal {"type":"done","model","usage"}.
 func (w *Writer) DoneEvent(model string, usage protocol.Usage) error {
 	b := w.begin("done")
-	b = append(b, `,"model":`...)
-	b = jsonwire.AppendString(b, model)
+	b = jsonwire.AppendField(b, `,"model":`, model)
 	b = appendUsage(b, usage)
 	return w.end(b)
 }
@@ -154,8 +140,7 @@ func (w *Writer) DoneEvent(model string, usage protocol.Usage) error {
 // Stopped writes the stop terminal {"type":"stopped","reason","usage"}.
 func (w *Writer) Stopped(reason string, usage protocol.Usage) error {
 	b := w.begin("stopped")
-	b = append(b, `,"reason":`...)
-	b = jsonwire.AppendString(b, reason)
+	b = jsonwire.AppendField(b, `,"reason":`, reason)
 	b = appendUsage(b, usage)
 	return w.end(b)
 }
@@ -163,10 +148,8 @@ func (w *Writer) Stopped(reason string, usage protocol.Usage) error {
 // Error writes the failure terminal {"type":"error","error":msg,"content":"\n\n[System Error: msg]\n"}.
 func (w *Writer) Error(msg string) error {
 	b := w.begin("error")
-	b = append(b, `,"error":`...)
-	b = jsonwire.AppendString(b, msg)
-	b = append(b, `,"content":`...)
-	b = jsonwire.AppendString(b, "\n\n[System Error: "+msg+"]\n")
+	b = jsonwire.AppendField(b, `,"error":`, msg)
+	b = jsonwire.AppendField(b, `,"content":`, "\n\n[System Error: "+msg+"]\n")
 	return w.end(b)
 }
 
@@ -174,8 +157,7 @@ func (w *Writer) Error(msg string) error {
 func (w *Writer) Receipt(id, finalAmountWei string) error {
 	b := append(w.buf[:0], "event: receipt\ndata: {\"id\":"...)
 	b = jsonwire.AppendString(b, id)
-	b = append(b, `,"service":"agent","finalAmountWei":`...)
-	b = jsonwire.AppendString(b, finalAmountWei)
+	b = jsonwire.AppendField(b, `,"service":"agent","finalAmountWei":`, finalAmountWei)
 	return w.end(b)
 }
 
@@ -211,22 +193,16 @@ func (w *Writer) write(b []byte) error {
 }
 
 func appendUsage(b []byte, u protocol.Usage) []byte {
-	b = append(b, `,"usage":{"input_tokens":`...)
-	b = strconv.AppendInt(b, int64(u.InputTokens), 10)
-	b = append(b, `,"output_tokens":`...)
-	b = strconv.AppendInt(b, int64(u.OutputTokens), 10)
-	b = append(b, `,"total_tokens":`...)
-	b = strconv.AppendInt(b, int64(u.InputTokens+u.OutputTokens), 10)
+	b = jsonwire.AppendInt(b, `,"usage":{"input_tokens":`, int64(u.InputTokens))
+	b = jsonwire.AppendInt(b, `,"output_tokens":`, int64(u.OutputTokens))
+	b = jsonwire.AppendInt(b, `,"total_tokens":`, int64(u.InputTokens+u.OutputTokens))
 	return append(b, '}')
 }
 
 func appendDisplay(b []byte, d Display) []byte {
-	b = append(b, `,"display":{"kind":`...)
-	b = jsonwire.AppendString(b, d.Kind)
-	b = append(b, `,"name":`...)
-	b = jsonwire.AppendString(b, d.Name)
-	b = append(b, `,"summary":`...)
-	b = jsonwire.AppendString(b, d.Summary)
+	b = jsonwire.AppendField(b, `,"display":{"kind":`, d.Kind)
+	b = jsonwire.AppendField(b, `,"name":`, d.Name)
+	b = jsonwire.AppendField(b, `,"summary":`, d.Summary)
 	return append(b, '}')
 }
 
@@ -308,20 +284,16 @@ func (w *Writer) ChildDone(f ChildDone) error { return writeJSON(w, TypeChildDon
 // ChildDelta writes {"type":"swarm_child_delta","runKey":…,"delta":…} (per token: reused buffer).
 func (w *Writer) ChildDelta(runKey, delta string) error {
 	b := w.begin(TypeChildDelta)
-	b = append(b, `,"runKey":`...)
-	b = jsonwire.AppendString(b, runKey)
-	b = append(b, `,"delta":`...)
-	b = jsonwire.AppendString(b, delta)
+	b = jsonwire.AppendField(b, `,"runKey":`, runKey)
+	b = jsonwire.AppendField(b, `,"delta":`, delta)
 	return w.end(b)
 }
 
 // ChildToolStart writes swarm_child_tool_start {runKey, toolName, input}, as tool_start.
 func (w *Writer) ChildToolStart(runKey, toolName string, input json.RawMessage) error {
 	b := w.begin(TypeChildToolStart)
-	b = append(b, `,"runKey":`...)
-	b = jsonwire.AppendString(b, runKey)
-	b = append(b, `,"toolName":`...)
-	b = jsonwire.AppendString(b, toolName)
+	b = jsonwire.AppendField(b, `,"runKey":`, runKey)
+	b = jsonwire.AppendField(b, `,"toolName":`, toolName)
 	b = append(b, `,"input":`...)
 	var err error
 	if b, err = appendCompact(b, input); err != nil {
@@ -333,23 +305,18 @@ func (w *Writer) ChildToolStart(runKey, toolName string, input json.RawMessage) 
 // ChildToolEnd writes swarm_child_tool_end {runKey, toolName, failed, output}, as tool_end.
 func (w *Writer) ChildToolEnd(runKey, toolName string, failed bool, output string) error {
 	b := w.begin(TypeChildToolEnd)
-	b = append(b, `,"runKey":`...)
-	b = jsonwire.AppendString(b, runKey)
-	b = append(b, `,"toolName":`...)
-	b = jsonwire.AppendString(b, toolName)
+	b = jsonwire.AppendField(b, `,"runKey":`, runKey)
+	b = jsonwire.AppendField(b, `,"toolName":`, toolName)
 	b = append(b, `,"failed":`...)
 	b = strconv.AppendBool(b, failed)
-	b = append(b, `,"output":`...)
-	b = jsonwire.AppendString(b, output)
+	b = jsonwire.AppendField(b, `,"output":`, output)
 	return w.end(b)
 }
 
 // ChildError writes {"type":"swarm_child_error","runKey":runKey,"error":msg}.
 func (w *Writer) ChildError(runKey, msg string) error {
 	b := w.begin(TypeChildError)
-	b = append(b, `,"runKey":`...)
-	b = jsonwire.AppendString(b, runKey)
-	b = append(b, `,"error":`...)
-	b = jsonwire.AppendString(b, msg)
+	b = jsonwire.AppendField(b, `,"runKey":`, runKey)
+	b = jsonwire.AppendField(b, `,"error":`, msg)
 	return w.end(b)
 }

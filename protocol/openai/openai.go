@@ -11,21 +11,10 @@ import (
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 )
 
-// Request is what the mock provider reads of a chat completions request.
-type Request struct {
-	Model  string
-	Stream bool
-	// IncludeUsage is stream_options.include_usage: the stream then ends with a usage chunk.
-	IncludeUsage bool
-	// LastUserText is the text of the last "user" message, where the directive is looked for.
-	LastUserText string
-	// AssistantTurns counts the assistant messages present: the index of the turn to play.
-	AssistantTurns int
-	// Thinking: a reasoning_effort (or reasoning object's effort) other than "none" was sent.
-	Thinking bool
-	// MaxTokens is max_completion_tokens, else max_tokens; 0 when neither was sent.
-	MaxTokens int
-}
+// Request is what the mock provider reads of a chat completions request: IncludeUsage is
+// stream_options.include_usage, Thinking a reasoning_effort (or reasoning object's effort)
+// other than "none", MaxTokens max_completion_tokens, else max_tokens.
+type Request = jsonwire.ChatRequest
 
 type rawRequest struct {
 	Model         *string           `json:"model"`

@@ -42,12 +42,9 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 
 // appendChunkHead appends `{"id":…,"object":…,"created":…,"model":…,`.
 func (s *StreamWriter) appendChunkHead(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = jsonwire.AppendString(b, s.meta.ID)
-	b = append(b, `,"object":"chat.completion.chunk","created":`...)
-	b = strconv.AppendInt(b, s.meta.Created, 10)
-	b = append(b, `,"model":`...)
-	b = jsonwire.AppendString(b, s.meta.Model)
+	b = jsonwire.AppendField(b, `{"id":`, s.meta.ID)
+	b = jsonwire.AppendInt(b, `,"object":"chat.completion.chunk","created":`, s.meta.Created)
+	b = jsonwire.AppendField(b, `,"model":`, s.meta.Model)
 	return append(b, ',')
 }
 
@@ -84,17 +81,14 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			call := &turn.ToolCalls[step.Tool]
 			s.delta = append(s.delta[:0], `{"tool_calls":[{"index":`...)
 			s.delta = strconv.AppendInt(s.delta, int64(step.Tool), 10)
-			s.delta = append(s.delta, `,"id":`...)
-			s.delta = jsonwire.AppendString(s.delta, call.ID)
-			s.delta = append(s.delta, `,"type":"function","function":{"name":`...)
-			s.delta = jsonwire.AppendString(s.delta, call.Name)
+			s.delta = jsonwire.AppendField(s.delta, `,"id":`, call.ID)
+			s.delta = jsonwire.AppendField(s.delta, `,"type":"function","function":{"name":`, call.Name)
 			s.delta = append(s.delta, `,"arguments":""}}]}`...)
 			s.appendDelta("", "")
 		}
 		s.delta = append(s.delta[:0], `{"tool_calls":[{"index":`...)
 		s.delta = strconv.AppendInt(s.delta, int64(step.Tool), 10)
-		s.delta = append(s.delta, `,"function":{"arguments":`...)
-		s.delta = jsonwire.AppendString(s.delta, step.Text)
+		s.delta = jsonwire.AppendField(s.delta, `,"function":{"arguments":`, step.Text)
 		s.delta = append(s.delta, `}}]}`...)
 		s.appendDelta("", "")
 	default:
@@ -124,12 +118,9 @@ func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 	if s.includeUsage {
 		input := s.meta.Input(turn)
 		j := s.appendChunkHead(s.f.JSON[:0])
-		j = append(j, `"choices":[],"usage":{"prompt_tokens":`...)
-		j = strconv.AppendInt(j, int64(input), 10)
-		j = append(j, `,"completion_tokens":`...)
-		j = strconv.AppendInt(j, int64(turn.OutputTokens), 10)
-		j = append(j, `,"total_tokens":`...)
-		j = strconv.AppendInt(j, int64(input+turn.OutputTokens), 10)
+		j = jsonwire.AppendInt(j, `"choices":[],"usage":{"prompt_tokens":`, int64(input))
+		j = jsonwire.AppendInt(j, `,"completion_tokens":`, int64(turn.OutputTokens))
+		j = jsonwire.AppendInt(j, `,"total_tokens":`, int64(input+turn.OutputTokens))
 		s.f.JSON = append(j, `}}`...)
 		s.f.Frame("")
 	}

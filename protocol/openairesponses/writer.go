@@ -95,8 +95,7 @@ func (s *StreamWriter) open(turn *scenarios.ScriptTurn, kind string, tool int) {
 	s.text = s.text[:0]
 	s.id = s.appendItemID(s.id[:0], kind, s.index)
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "response.output_item.added")
-	s.f.JSON = append(s.f.JSON, `,"output_index":`...)
-	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(s.index), 10)
+	s.f.JSON = jsonwire.AppendInt(s.f.JSON, `,"output_index":`, int64(s.index))
 	s.f.JSON = append(s.f.JSON, `,"item":`...)
 	s.f.JSON = s.appendItem(s.f.JSON, turn, "in_progress", nil)
 	s.f.JSON = append(s.f.JSON, '}')
@@ -147,8 +146,7 @@ func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 		s.f.Frame("response.content_part.done")
 	}
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "response.output_item.done")
-	s.f.JSON = append(s.f.JSON, `,"output_index":`...)
-	s.f.JSON = strconv.AppendInt(s.f.JSON, int64(s.index), 10)
+	s.f.JSON = jsonwire.AppendInt(s.f.JSON, `,"output_index":`, int64(s.index))
 	s.f.JSON = append(s.f.JSON, `,"item":`...)
 	start := len(s.f.JSON)
 	s.f.JSON = s.appendItem(s.f.JSON, turn, "completed", s.text)
@@ -166,8 +164,7 @@ func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 func (s *StreamWriter) Error(message string) error {
 	s.f.Out = s.f.Out[:0]
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "error")
-	s.f.JSON = append(s.f.JSON, `,"code":"server_error","message":`...)
-	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
+	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"code":"server_error","message":`, message)
 	s.f.JSON = append(s.f.JSON, `,"param":null}`...)
 	s.f.Frame("error")
 	s.appendResponseEvent("response.failed", "failed", nil, &message)
@@ -192,8 +189,7 @@ func (s *StreamWriter) Ping() error { return s.f.Ping() }
 func (s *StreamWriter) appendHead(b []byte, typ string) []byte {
 	b = append(b, `{"type":"`...)
 	b = append(b, typ...)
-	b = append(b, `","sequence_number":`...)
-	b = strconv.AppendInt(b, int64(s.seq), 10)
+	b = jsonwire.AppendInt(b, `","sequence_number":`, int64(s.seq))
 	s.seq++
 	return b
 }
@@ -202,8 +198,7 @@ func (s *StreamWriter) appendHead(b []byte, typ string) []byte {
 func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
 	b = append(b, `,"item_id":`...)
 	b = appendBytes(b, s.id)
-	b = append(b, `,"output_index":`...)
-	b = strconv.AppendInt(b, int64(s.index), 10)
+	b = jsonwire.AppendInt(b, `,"output_index":`, int64(s.index))
 	if part {
 		b = append(b, `,"content_index":0`...)
 	}
@@ -213,8 +208,7 @@ func (s *StreamWriter) appendItemRef(b []byte, part bool) []byte {
 func (s *StreamWriter) appendDelta(typ, delta string, part bool) {
 	s.f.JSON = s.appendHead(s.f.JSON[:0], typ)
 	s.f.JSON = s.appendItemRef(s.f.JSON, part)
-	s.f.JSON = append(s.f.JSON, `,"delta":`...)
-	s.f.JSON = jsonwire.AppendString(s.f.JSON, delta)
+	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"delta":`, delta)
 	if typ == "response.output_text.delta" {
 		s.f.JSON = append(s.f.JSON, `,"logprobs":[]`...)
 	}
@@ -249,10 +243,8 @@ func (s *StreamWriter) appendItem(b []byte, turn *scenarios.ScriptTurn, status s
 	switch s.cur {
 	case itemFunction:
 		call := &turn.ToolCalls[s.tool]
-		b = append(b, `,"call_id":`...)
-		b = jsonwire.AppendString(b, call.ID)
-		b = append(b, `,"name":`...)
-		b = jsonwire.AppendString(b, call.Name)
+		b = jsonwire.AppendField(b, `,"call_id":`, call.ID)
+		b = jsonwire.AppendField(b, `,"name":`, call.Name)
 		b = append(b, `,"arguments":`...)
 		b = appendBytes(b, text)
 	case itemMessage:
@@ -309,22 +301,18 @@ func (s *StreamWriter) appendResponseEvent(typ, status string, turn *scenarios.S
 }
 
 func (s *StreamWriter) appendResponse(b []byte, status string, turn *scenarios.ScriptTurn, message *string) []byte {
-	b = append(b, `{"id":`...)
-	b = jsonwire.AppendString(b, s.meta.ID)
-	b = append(b, `,"object":"response","created_at":`...)
-	b = strconv.AppendInt(b, s.meta.Created, 10)
+	b = jsonwire.AppendField(b, `{"id":`, s.meta.ID)
+	b = jsonwire.AppendInt(b, `,"object":"response","created_at":`, s.meta.Created)
 	b = append(b, `,"status":"`...)
 	b = append(b, status...)
 	b = append(b, `","error":`...)
 	if message != nil {
-		b = append(b, `{"code":"server_error","message":`...)
-		b = jsonwire.AppendString(b, *message)
+		b = jsonwire.AppendField(b, `{"code":"server_error","message":`, *message)
 		b = append(b, '}')
 	} else {
 		b = append(b, "null"...)
 	}
-	b = append(b, `,"incomplete_details":null,"model":`...)
-	b = jsonwire.AppendString(b, s.meta.Model)
+	b = jsonwire.AppendField(b, `,"incomplete_details":null,"model":`, s.meta.Model)
 	b = append(b, `,"output":[`...)
 	b = append(b, s.output...)
 	b = append(b, `],"parallel_tool_calls":true,"tool_choice":"auto","tools":[],"usage":`...)
@@ -344,14 +332,10 @@ func appendUsage(b []byte, input int, turn *scenarios.ScriptTurn) []byte {
 			reasoning += turn.Steps[i].Tokens
 		}
 	}
-	b = append(b, `{"input_tokens":`...)
-	b = strconv.AppendInt(b, int64(input), 10)
-	b = append(b, `,"input_tokens_details":{"cached_tokens":0},"output_tokens":`...)
-	b = strconv.AppendInt(b, int64(turn.OutputTokens), 10)
-	b = append(b, `,"output_tokens_details":{"reasoning_tokens":`...)
-	b = strconv.AppendInt(b, int64(reasoning), 10)
-	b = append(b, `},"total_tokens":`...)
-	b = strconv.AppendInt(b, int64(input+turn.OutputTokens), 10)
+	b = jsonwire.AppendInt(b, `{"input_tokens":`, int64(input))
+	b = jsonwire.AppendInt(b, `,"input_tokens_details":{"cached_tokens":0},"output_tokens":`, int64(turn.OutputTokens))
+	b = jsonwire.AppendInt(b, `,"output_tokens_details":{"reasoning_tokens":`, int64(reasoning))
+	b = jsonwire.AppendInt(b, `},"total_tokens":`, int64(input+turn.OutputTokens))
 	return append(b, '}')
 }
 

@@ -43,21 +43,6 @@ func redactedRelay(t *testing.T, sc *scenarios.Script) []string {
 	return renumber(out)
 }
 
-// observe feeds frames to c and returns the Observation.Error of every error terminal.
-func observe(t *testing.T, c protocol.Checker, frames []string) []string {
-	t.Helper()
-	var errs []string
-	for _, ev := range dialecttest.DecodeAll(t, frames) {
-		if obs := c.Observe(&ev); obs.Error != "" {
-			if obs.Kind != protocol.FrameTerminal {
-				t.Errorf("Observation.Error %q on a frame of kind %d, want FrameTerminal", obs.Error, obs.Kind)
-			}
-			errs = append(errs, obs.Error)
-		}
-	}
-	return errs
-}
-
 // TestUnscriptedErrorIsTheOutcome: an execution:error (or a failed execution:completed) the
 // script does not call for is reported in Observation.Error (the load generator's
 // in_band_error outcome) and is no violation; the stream is judged as a partial one from
@@ -107,7 +92,7 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 			s := dialecttest.Session(tc.sc)
 			s.NoGroundTruth = tc.noTruth
 			c := NewChecker(s)
-			errs := observe(t, c, tc.frames)
+			errs := dialecttest.ObserveErrors(t, c, tc.frames)
 			if strings.Join(errs, "|") != strings.Join(tc.errs, "|") {
 				t.Errorf("Observation.Error %q, want %q", errs, tc.errs)
 			}
@@ -117,7 +102,7 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 	// A cut (any non-nil streamErr) is judged partial too.
 	c := NewChecker(dialecttest.Session(tool))
 	f := relay(t, tool)
-	observe(t, c, f[:dialecttest.Index(t, f, `"phase":"end"`, 0)])
+	dialecttest.ObserveErrors(t, c, f[:dialecttest.Index(t, f, `"phase":"end"`, 0)])
 	if vs := c.Finish(errors.Join(io.ErrUnexpectedEOF, errors.New("stalled"))); len(vs) != 0 {
 		t.Errorf("cut stream: %v, want none", vs)
 	}

@@ -26,15 +26,7 @@ const DefaultCancelPath = "/api/workflows/{workflow}/executions/{execution}/canc
 
 // NewStopRequest builds the user cancel of resp's execution: POST {cancelPath} with body {}.
 func (c *Client) NewStopRequest(ctx context.Context, baseURL string, s *protocol.Session, resp *http.Response) (*http.Request, error) {
-	id := resp.Header.Get(ExecutionIDHeader)
-	if id == "" {
-		return nil, fmt.Errorf("sim-canvas: cancel session %s: the stream response has no %s header", s.ID, ExecutionIDHeader)
-	}
-	req, err := protocol.NewJSONPost(ctx, baseURL, c.cancelPath, []byte("{}"), "workflow", s.Target, "execution", id)
-	if err != nil {
-		return nil, fmt.Errorf("sim-canvas: cancel session %s: %w", s.ID, err)
-	}
-	return req, nil
+	return protocol.NewRunPost(ctx, "sim-canvas: cancel", s, resp, ExecutionIDHeader, baseURL, c.cancelPath, []byte("{}"), "workflow", "execution")
 }
 
 // StopSent records the cancel: the execution must end cancelled (or completed), never timed out.

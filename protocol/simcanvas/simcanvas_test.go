@@ -314,14 +314,7 @@ func TestRequestAndHeaders(t *testing.T) {
 	d := NewClient()
 	s := &protocol.Session{ID: "s1", Target: "anthropic-none", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL+"/", s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := dialecttest.Do(t, srv.Client(), req, err)
 	r, b := <-got, <-bodies
 	if r.Method != http.MethodPost || r.URL.Path != "/api/workflows/anthropic-none/execute" || r.Header.Get("Accept") != "text/event-stream" {
 		t.Errorf("request %s %s Accept %q", r.Method, r.URL.Path, r.Header.Get("Accept"))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -67,14 +66,10 @@ func (w *Writer) ExecutionStarted(start time.Time) error {
 // BlockStarted writes block:started {blockId, blockName, blockType, executionOrder}.
 func (w *Writer) BlockStarted(blockID, blockName, blockType string, executionOrder int) error {
 	b := w.begin(TypeBlockStarted)
-	b = append(b, `{"blockId":`...)
-	b = jsonwire.AppendString(b, blockID)
-	b = append(b, `,"blockName":`...)
-	b = jsonwire.AppendString(b, blockName)
-	b = append(b, `,"blockType":`...)
-	b = jsonwire.AppendString(b, blockType)
-	b = append(b, `,"executionOrder":`...)
-	b = strconv.AppendInt(b, int64(executionOrder), 10)
+	b = jsonwire.AppendField(b, `{"blockId":`, blockID)
+	b = jsonwire.AppendField(b, `,"blockName":`, blockName)
+	b = jsonwire.AppendField(b, `,"blockType":`, blockType)
+	b = jsonwire.AppendInt(b, `,"executionOrder":`, int64(executionOrder))
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -85,8 +80,7 @@ func (w *Writer) Chunk(blockID, text string) error {
 		return nil
 	}
 	b := w.blockFrame(TypeChunk, blockID)
-	b = append(b, `,"chunk":`...)
-	b = jsonwire.AppendString(b, text)
+	b = jsonwire.AppendField(b, `,"chunk":`, text)
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -99,8 +93,7 @@ func (w *Writer) ChunkReset(blockID string) error {
 // Thinking writes stream:thinking {blockId, text} (the field is text, not data).
 func (w *Writer) Thinking(blockID, text string) error {
 	b := w.blockFrame(TypeThinking, blockID)
-	b = append(b, `,"text":`...)
-	b = jsonwire.AppendString(b, text)
+	b = jsonwire.AppendField(b, `,"text":`, text)
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -113,8 +106,7 @@ func (w *Writer) ToolStart(blockID, id, name string) error {
 // ToolEnd writes stream:tool {blockId, phase:"end", id, name, status}.
 func (w *Writer) ToolEnd(blockID, id, name string, status scenarios.Outcome) error {
 	b := w.toolFrame(blockID, "end", id, name)
-	b = append(b, `,"status":`...)
-	b = jsonwire.AppendString(b, string(status))
+	b = jsonwire.AppendField(b, `,"status":`, string(status))
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -123,10 +115,8 @@ func (w *Writer) toolFrame(blockID, phase, id, name string) []byte {
 	b := w.blockFrame(TypeTool, blockID)
 	b = append(b, `,"phase":"`...)
 	b = append(b, phase...)
-	b = append(b, `","id":`...)
-	b = jsonwire.AppendString(b, id)
-	b = append(b, `,"name":`...)
-	return jsonwire.AppendString(b, name)
+	b = jsonwire.AppendField(b, `","id":`, id)
+	return jsonwire.AppendField(b, `,"name":`, name)
 }
 
 // StreamDone writes stream:done {blockId}: the block's live stream is over.
@@ -143,8 +133,7 @@ func (w *Writer) BlockCompleted(blockID string, output any, duration time.Durati
 	b := w.blockFrame(TypeBlockCompleted, blockID)
 	b = append(b, `,"output":`...)
 	b = append(b, out...)
-	b = append(b, `,"durationMs":`...)
-	b = strconv.AppendInt(b, duration.Milliseconds(), 10)
+	b = jsonwire.AppendInt(b, `,"durationMs":`, duration.Milliseconds())
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -165,8 +154,7 @@ func (w *Writer) ExecutionCompleted(output any, duration time.Duration) error {
 // ExecutionError writes the failure terminal {error, duration}.
 func (w *Writer) ExecutionError(msg string, duration time.Duration) error {
 	b := w.begin(TypeExecutionError)
-	b = append(b, `{"error":`...)
-	b = jsonwire.AppendString(b, msg)
+	b = jsonwire.AppendField(b, `{"error":`, msg)
 	b = appendDuration(b, duration)
 	return w.end(b)
 }
@@ -174,8 +162,7 @@ func (w *Writer) ExecutionError(msg string, duration time.Duration) error {
 // ExecutionCancelled writes the cancellation terminal {duration}.
 func (w *Writer) ExecutionCancelled(duration time.Duration) error {
 	b := w.begin(TypeExecutionCancelled)
-	b = append(b, `{"duration":`...)
-	b = strconv.AppendInt(b, duration.Milliseconds(), 10)
+	b = jsonwire.AppendInt(b, `{"duration":`, duration.Milliseconds())
 	return w.end(append(b, '}'))
 }
 
@@ -198,27 +185,22 @@ func (w *Writer) begin(typ string) []byte {
 	}
 	b := w.buf[:0]
 	if w.IDs {
-		b = append(b, "id: "...)
-		b = strconv.AppendInt(b, w.eventID, 10)
+		b = jsonwire.AppendInt(b, "id: ", w.eventID)
 		b = append(b, '\n')
 	}
 	b = append(b, `data: {"type":"`...)
 	b = append(b, typ...)
 	b = append(b, `","timestamp":"`...)
 	b = now().UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","executionId":`...)
-	b = jsonwire.AppendString(b, w.executionID)
-	b = append(b, `,"workflowId":`...)
-	b = jsonwire.AppendString(b, w.workflowID)
-	b = append(b, `,"eventId":`...)
-	b = strconv.AppendInt(b, w.eventID, 10)
+	b = jsonwire.AppendField(b, `","executionId":`, w.executionID)
+	b = jsonwire.AppendField(b, `,"workflowId":`, w.workflowID)
+	b = jsonwire.AppendInt(b, `,"eventId":`, w.eventID)
 	return append(b, `,"data":`...)
 }
 
 func (w *Writer) blockFrame(typ, blockID string) []byte {
 	b := w.begin(typ)
-	b = append(b, `{"blockId":`...)
-	return jsonwire.AppendString(b, blockID)
+	return jsonwire.AppendField(b, `{"blockId":`, blockID)
 }
 
 // end closes the data object's envelope and the frame, and writes it.
@@ -235,7 +217,6 @@ func (w *Writer) write(b []byte) error {
 }
 
 func appendDuration(b []byte, d time.Duration) []byte {
-	b = append(b, `,"duration":`...)
-	b = strconv.AppendInt(b, d.Milliseconds(), 10)
+	b = jsonwire.AppendInt(b, `,"duration":`, d.Milliseconds())
 	return append(b, '}')
 }

@@ -28,21 +28,6 @@ func TestNoGroundTruthOtherText(t *testing.T) {
 	}
 }
 
-// observe feeds frames to c and returns the Observation.Error of every error terminal.
-func observe(t *testing.T, c protocol.Checker, frames []string) []string {
-	t.Helper()
-	var errs []string
-	for _, ev := range dialecttest.DecodeAll(t, frames) {
-		if obs := c.Observe(&ev); obs.Error != "" {
-			if obs.Kind != protocol.FrameTerminal {
-				t.Errorf("Observation.Error %q on a frame of kind %d, want FrameTerminal", obs.Error, obs.Kind)
-			}
-			errs = append(errs, obs.Error)
-		}
-	}
-	return errs
-}
-
 // TestUnscriptedErrorIsTheOutcome: an error terminal the script does not call for is reported
 // in Observation.Error (the load generator's in_band_error outcome) and is no violation; the
 // stream is judged as a partial one from there (an answer cut short, no "[DONE]", a tool left
@@ -92,7 +77,7 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 			s := session(tc.sc, tc.optedIn, all)
 			s.NoGroundTruth = tc.noTruth
 			c := s.checker()
-			errs := observe(t, c, tc.frames)
+			errs := dialecttest.ObserveErrors(t, c, tc.frames)
 			if strings.Join(errs, "|") != strings.Join(tc.errs, "|") {
 				t.Errorf("Observation.Error %q, want %q", errs, tc.errs)
 			}
@@ -103,7 +88,7 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 	// partial too: a tool left open and the text short are not findings.
 	s := session(tool, true, all)
 	c := s.checker()
-	observe(t, c, cut(relay(t, tool, true, all), `"phase":"end"`))
+	dialecttest.ObserveErrors(t, c, cut(relay(t, tool, true, all), `"phase":"end"`))
 	if vs := c.Finish(errors.Join(io.ErrUnexpectedEOF, errors.New("stalled"))); len(vs) != 0 {
 		t.Errorf("cut stream: %v, want none", vs)
 	}

@@ -151,11 +151,7 @@ func TestRequestAndHeaders(t *testing.T) {
 		if tc.brk {
 			req.URL.RawQuery = "break=1"
 		}
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := dialecttest.Do(t, srv.Client(), req, nil)
 		r := <-got
 		if r.method != http.MethodPost || r.path != "/api/chat/openai all" || r.accept != "text/event-stream" {
 			t.Errorf("%s: request %s %s Accept %q", tc.name, r.method, r.path, r.accept)

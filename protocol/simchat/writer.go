@@ -73,18 +73,15 @@ func (w *Writer) Chunk(blockID, text string) error {
 		return nil
 	}
 	b := w.begin()
-	b = append(b, `{"blockId":`...)
-	b = jsonwire.AppendString(b, blockID)
-	b = append(b, `,"chunk":`...)
-	b = jsonwire.AppendString(b, text)
+	b = jsonwire.AppendField(b, `{"blockId":`, blockID)
+	b = jsonwire.AppendField(b, `,"chunk":`, text)
 	return w.end(b)
 }
 
 // Reset writes a chunk_reset frame: the client discards the block's streamed text.
 func (w *Writer) Reset(blockID string) error {
 	b := w.begin()
-	b = append(b, `{"blockId":`...)
-	b = jsonwire.AppendString(b, blockID)
+	b = jsonwire.AppendField(b, `{"blockId":`, blockID)
 	b = append(b, `,"event":"chunk_reset"}`...)
 	return w.flushFrame(b)
 }
@@ -92,10 +89,8 @@ func (w *Writer) Reset(blockID string) error {
 // Thinking writes a thinking frame, its text in "data" (never in "chunk", so no client leaks it).
 func (w *Writer) Thinking(blockID, text string) error {
 	b := w.begin()
-	b = append(b, `{"blockId":`...)
-	b = jsonwire.AppendString(b, blockID)
-	b = append(b, `,"event":"thinking","data":`...)
-	b = jsonwire.AppendString(b, text)
+	b = jsonwire.AppendField(b, `{"blockId":`, blockID)
+	b = jsonwire.AppendField(b, `,"event":"thinking","data":`, text)
 	return w.end(b)
 }
 
@@ -108,31 +103,25 @@ func (w *Writer) ToolStart(blockID, id, name string) error {
 // ToolEnd writes a tool lifecycle end frame with its status (success, error or cancelled).
 func (w *Writer) ToolEnd(blockID, id, name string, status scenarios.Outcome) error {
 	b := w.toolFrame(blockID, "end", id, name)
-	b = append(b, `,"status":`...)
-	b = jsonwire.AppendString(b, string(status))
+	b = jsonwire.AppendField(b, `,"status":`, string(status))
 	return w.end(b)
 }
 
 func (w *Writer) toolFrame(blockID, phase, id, name string) []byte {
 	b := w.begin()
-	b = append(b, `{"blockId":`...)
-	b = jsonwire.AppendString(b, blockID)
+	b = jsonwire.AppendField(b, `{"blockId":`, blockID)
 	b = append(b, `,"event":"tool","phase":"`...)
 	b = append(b, phase...)
-	b = append(b, `","id":`...)
-	b = jsonwire.AppendString(b, id)
-	b = append(b, `,"name":`...)
-	b = jsonwire.AppendString(b, name)
+	b = jsonwire.AppendField(b, `","id":`, id)
+	b = jsonwire.AppendField(b, `,"name":`, name)
 	return b
 }
 
 // StreamError writes a non-terminal stream_error frame for a block.
 func (w *Writer) StreamError(blockID, msg string) error {
 	b := w.begin()
-	b = append(b, `{"event":"stream_error","blockId":`...)
-	b = jsonwire.AppendString(b, blockID)
-	b = append(b, `,"error":`...)
-	b = jsonwire.AppendString(b, msg)
+	b = jsonwire.AppendField(b, `{"event":"stream_error","blockId":`, blockID)
+	b = jsonwire.AppendField(b, `,"error":`, msg)
 	return w.end(b)
 }
 
@@ -152,8 +141,7 @@ func (w *Writer) Final(output any) error {
 // FinalFailure writes the final envelope of a failed execution: success false with its error.
 func (w *Writer) FinalFailure(msg string) error {
 	b := w.begin()
-	b = append(b, `{"event":"final","data":{"success":false,"error":`...)
-	b = jsonwire.AppendString(b, msg)
+	b = jsonwire.AppendField(b, `{"event":"final","data":{"success":false,"error":`, msg)
 	b = append(b, '}')
 	return w.end(b)
 }
@@ -161,8 +149,7 @@ func (w *Writer) FinalFailure(msg string) error {
 // Error writes the failure terminal {"event":"error","error":msg}.
 func (w *Writer) Error(msg string) error {
 	b := w.begin()
-	b = append(b, `{"event":"error","error":`...)
-	b = jsonwire.AppendString(b, msg)
+	b = jsonwire.AppendField(b, `{"event":"error","error":`, msg)
 	return w.end(b)
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -197,6 +198,35 @@ func Replace(frames []string, at int, f string) []string {
 	out := append([]string(nil), frames...)
 	out[at] = f
 	return out
+}
+
+// ObserveErrors feeds frames to c and returns the Observation.Error of every error terminal.
+func ObserveErrors(t testing.TB, c protocol.Checker, frames []string) []string {
+	t.Helper()
+	var errs []string
+	for _, ev := range DecodeAll(t, frames) {
+		if obs := c.Observe(&ev); obs.Error != "" {
+			if obs.Kind != protocol.FrameTerminal {
+				t.Errorf("Observation.Error %q on a frame of kind %d, want FrameTerminal", obs.Error, obs.Kind)
+			}
+			errs = append(errs, obs.Error)
+		}
+	}
+	return errs
+}
+
+// Do sends req, built with err, with c and closes the response body; an error fails t.
+func Do(t testing.TB, c *http.Client, req *http.Request, err error) *http.Response {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
 
 // Raw is one unnamed SSE frame carrying data.

@@ -92,6 +92,23 @@ func ContentText(content json.RawMessage, textTypes ...string) (string, error) {
 	return "", errors.New("expected string or array of parts")
 }
 
+// ChatRequest is what the mock provider reads of a request on the openai and anthropic wires;
+// their Request doc says how each wire fills it.
+type ChatRequest struct {
+	Model  string
+	Stream bool
+	// IncludeUsage: the stream ends with a usage report.
+	IncludeUsage bool
+	// LastUserText is the text of the last user message with text, where the directive is looked for.
+	LastUserText string
+	// AssistantTurns counts the assistant messages present: the index of the turn to play.
+	AssistantTurns int
+	// Thinking: the request asks for reasoning.
+	Thinking bool
+	// MaxTokens is the output length asked for; 0 when none was sent.
+	MaxTokens int
+}
+
 // StreamMeta identifies one response of a provider wire's writer.
 type StreamMeta struct {
 	ID      string

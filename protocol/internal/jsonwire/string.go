@@ -1,6 +1,7 @@
 package jsonwire
 
 import (
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -66,4 +67,13 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// AppendField appends key (the raw JSON before the value, such as `,"name":`) and s as a
+// JSON string (AppendString).
+func AppendField(dst []byte, key, s string) []byte { return AppendString(append(dst, key...), s) }
+
+// AppendInt appends key (as in AppendField) and n in decimal.
+func AppendInt(dst []byte, key string, n int64) []byte {
+	return strconv.AppendInt(append(dst, key...), n, 10)
 }

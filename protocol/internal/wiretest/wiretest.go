@@ -1,20 +1,15 @@
-// Package wiretest is the test suite the provider wires share: a script turn played through a
-// wire's stream writer, a ModelStream drained with its invariants checked, golden files, the
-// round trip of the embedded library, and each wire's fast parser compared with its
-// encoding/json reference. Only tests import it.
+// Package wiretest is the test kit the provider wires share: a script turn played through a
+// wire's stream writer, golden files, benchmarks, and each wire's fast parser compared with its
+// encoding/json reference; its own tests are the anthropic and openai wires' request, stream,
+// library and SDK suites. Only tests import it.
 package wiretest
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 )
 
@@ -73,86 +68,6 @@ func WriteTurn(t testing.TB, w TurnWriter, turn *scenarios.ScriptTurn) {
 	must(w.Finish(turn))
 }
 
-// Accumulated is what a runtime builds from a decoded turn.
-type Accumulated struct {
-	Thinking, Text string
-	Calls          []scenarios.ScriptToolCall
-	Stop           protocol.StopReason
-	Usage          protocol.Usage
-	TurnEnds       int
-}
-
-// DecodeAll drains st, checking its invariants, and returns its accumulation and final error.
-func DecodeAll(t testing.TB, st protocol.ModelStream) (Accumulated, error) {
-	t.Helper()
-	var acc Accumulated
-	var ev protocol.ModelEvent
-	for {
-		err := st.Next(&ev)
-		if err != nil {
-			return acc, err
-		}
-		if acc.TurnEnds > 0 {
-			t.Fatalf("event %+v after ModelTurnEnd", ev)
-		}
-		switch ev.Kind {
-		case protocol.ModelThinking:
-			acc.Thinking += ev.Text
-		case protocol.ModelText:
-			acc.Text += ev.Text
-		case protocol.ModelToolStart:
-			if ev.ToolIndex != len(acc.Calls) {
-				t.Fatalf("tool start index %d, want %d", ev.ToolIndex, len(acc.Calls))
-			}
-			acc.Calls = append(acc.Calls, scenarios.ScriptToolCall{ID: ev.ToolID, Name: ev.ToolName})
-		case protocol.ModelToolArgs:
-			if ev.ToolIndex >= len(acc.Calls) {
-				t.Fatalf("tool args for index %d before its start", ev.ToolIndex)
-			}
-			acc.Calls[ev.ToolIndex].Arguments += ev.Text
-		case protocol.ModelTurnEnd:
-			acc.Stop, acc.Usage = ev.StopReason, ev.Usage
-			acc.TurnEnds++
-		default:
-			t.Fatalf("unexpected event %+v", ev)
-		}
-	}
-}
-
-// WantFromTurn is the accumulation a turn must decode to, up to step upTo.
-func WantFromTurn(turn *scenarios.ScriptTurn, upTo int) Accumulated {
-	var want Accumulated
-	for i := range turn.Steps {
-		if i > upTo {
-			break
-		}
-		st := &turn.Steps[i]
-		switch st.Kind {
-		case scenarios.StepThinking:
-			want.Thinking += st.Text
-		case scenarios.StepText:
-			want.Text += st.Text
-		case scenarios.StepToolArgs:
-			for len(want.Calls) <= st.Tool {
-				c := turn.ToolCalls[len(want.Calls)]
-				want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name})
-			}
-			want.Calls[st.Tool].Arguments += st.Text
-		}
-	}
-	return want
-}
-
-// AssertAccumulated fails t when got and want differ, showing both.
-func AssertAccumulated(t testing.TB, got, want Accumulated) {
-	t.Helper()
-	gj, _ := json.MarshalIndent(got, "", " ")
-	wj, _ := json.MarshalIndent(want, "", " ")
-	if !bytes.Equal(gj, wj) {
-		t.Errorf("decoded turn differs\ngot:  %s\nwant: %s", gj, wj)
-	}
-}
-
 // CheckGolden compares got with testdata/name, rewriting it first when update (-update) is set.
 func CheckGolden(t testing.TB, update bool, name string, got []byte) {
 	t.Helper()
@@ -168,53 +83,5 @@ func CheckGolden(t testing.TB, update bool, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("frames differ from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
-}
-
-// LibraryRoundTrip writes every turn of every embedded scenario with write and decodes it back
-// with decode: the script's ground truth must come back, a mid-stream fault as a ProviderError.
-func LibraryRoundTrip(t *testing.T, write func(t testing.TB, turn *scenarios.ScriptTurn, id string) []byte, decode func(t testing.TB, r io.Reader) (Accumulated, error)) {
-	t.Helper()
-	lib := scenarios.Embedded()
-	if lib.Len() == 0 {
-		t.Fatal("embedded library is empty")
-	}
-	for _, name := range lib.Names() {
-		sc, _ := lib.Get(name)
-		for _, seed := range []uint64{1, 7, 42} {
-			t.Run(fmt.Sprintf("%s/seed=%d", name, seed), func(t *testing.T) {
-				t.Parallel()
-				script := sc.Render(seed)
-				exp := script.Expected()
-				for i := range script.Turns {
-					turn := &script.Turns[i]
-					if turn.HTTPStatus != 0 {
-						continue // answered before any stream: nothing on this wire
-					}
-					got, err := decode(t, bytes.NewReader(write(t, turn, fmt.Sprintf("%s-%d", name, i))))
-					want := Accumulated{Thinking: exp.Turns[i].Thinking, Text: exp.Turns[i].Text}
-					if turn.ErrorAfterStep >= 0 {
-						var perr *protocol.ProviderError
-						if !errors.As(err, &perr) || perr.Message != turn.ErrorMessage {
-							t.Fatalf("turn %d: stream ended with %v, want the provider error %q", i, err, turn.ErrorMessage)
-						}
-						got.Calls = nil // a failed turn's partial calls are not part of the ground truth
-					} else {
-						if err != io.EOF {
-							t.Fatalf("turn %d: stream ended with %v", i, err)
-						}
-						want.Stop, want.TurnEnds = protocol.StopEndTurn, 1
-						if len(turn.ToolCalls) > 0 {
-							want.Stop = protocol.StopToolUse
-						}
-						want.Usage = protocol.Usage{InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens}
-						for _, c := range exp.Turns[i].ToolCalls {
-							want.Calls = append(want.Calls, scenarios.ScriptToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-						}
-					}
-					AssertAccumulated(t, got, want)
-				}
-			})
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package openairesponses_test
+package clientturn_test
 
 import (
 	"testing"
@@ -6,17 +6,16 @@ import (
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/internal/clienttest"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openairesponses"
 )
 
-// TestFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
+// TestOpenAIResponsesFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
-func TestFaults(t *testing.T) {
+func TestOpenAIResponsesFaults(t *testing.T) {
 	t.Parallel()
 	truth, noTruth := openairesponses.New(), openairesponses.New(clientturn.WithNoGroundTruth())
-	clienttest.Faults(t, mocktest.Start, truth, noTruth, []clienttest.Fault[mockprovider.Fault]{
+	Faults(t, mocktest.Start, truth, noTruth, []Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it (the .done text is
 		// the changed deltas' concatenation).
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RContent}},
@@ -55,7 +54,7 @@ func TestFaults(t *testing.T) {
 	// With requireDone, the Open Responses specification's [DONE] is owed.
 	strict, strictNoTruth := openairesponses.New(clientturn.WithRequireDone()),
 		openairesponses.New(clientturn.WithRequireDone(), clientturn.WithNoGroundTruth())
-	clienttest.Faults(t, mocktest.Start, strict, strictNoTruth, []clienttest.Fault[mockprovider.Fault]{
+	Faults(t, mocktest.Start, strict, strictNoTruth, []Fault[mockprovider.Fault]{
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RLifecycle}},
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "provider-error-midstream", Want: []protocol.Rule{openairesponses.RLifecycle}},
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{openairesponses.RLifecycle}},

@@ -1,4 +1,4 @@
-package clienttest
+package clientturn_test
 
 import (
 	"bytes"
@@ -136,8 +136,8 @@ func judge(t *testing.T, newChecker func(*protocol.Session) protocol.Checker, st
 	return c.Finish(nil)
 }
 
-// FuzzChecker feeds arbitrary streams to a checker: no panic, every violation names a rule.
-func FuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Checker, seeds ...string) {
+// fuzzChecker feeds arbitrary streams to a checker: no panic, every violation names a rule.
+func fuzzChecker(f *testing.F, newChecker func(*protocol.Session) protocol.Checker, seeds ...string) {
 	for _, seed := range seeds {
 		f.Add([]byte(seed))
 	}

@@ -1,4 +1,4 @@
-package anthropic
+package wiretest
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
-	"github.com/streambench/streambench/protocol/internal/wiretest"
+	"github.com/streambench/streambench/protocol/anthropic"
 )
 
 // TestOfficialSDKReadsFrames checks the events against the official Go SDK's stream decoder
 // and Message.Accumulate, the strictest reader at hand. (The full per-scenario SDK suite runs
 // against the mock provider in mockprovider/.)
-func TestOfficialSDKReadsFrames(t *testing.T) {
+func TestAnthropicOfficialSDKReadsFrames(t *testing.T) {
 	t.Parallel()
-	turn := smallTurn()
-	interleaved := smallTurn()
+	turn := SmallTurn("toolu_")
+	interleaved := SmallTurn("toolu_")
 	interleaved.Steps[5], interleaved.Steps[6] = interleaved.Steps[6], interleaved.Steps[5]
 	for name, turn := range map[string]any{"sequential": turn, "interleaved": interleaved} {
 		t.Run(name, func(t *testing.T) {
@@ -34,12 +34,12 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if _, err := ParseRequest(body); err != nil {
-					WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+				if _, err := anthropic.ParseRequest(body); err != nil {
+					anthropic.WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 					return
 				}
 				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = w.Write(writeTurn(t, turn, testMeta))
+				_, _ = w.Write(anthropicTurn(t, turn, anthropicMeta))
 			}))
 			defer srv.Close()
 			client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
@@ -57,8 +57,8 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 			if err := stream.Err(); err != nil {
 				t.Fatal(err)
 			}
-			want := wiretest.WantFromTurn(turn, len(turn.Steps))
-			var got wiretest.Accumulated
+			want := WantFromTurn(turn, len(turn.Steps))
+			var got Accumulated
 			for _, b := range msg.Content {
 				switch b.Type {
 				case "thinking":
@@ -73,23 +73,23 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 				}
 			}
 			want.Stop, got.Stop = "tool_use", "tool_use"
-			if msg.StopReason != "tool_use" || msg.Usage.InputTokens != 42 || msg.Usage.OutputTokens != 17 || msg.ID != testMeta.ID {
+			if msg.StopReason != "tool_use" || msg.Usage.InputTokens != 42 || msg.Usage.OutputTokens != 17 || msg.ID != anthropicMeta.ID {
 				t.Errorf("stop %q usage %+v id %q", msg.StopReason, msg.Usage, msg.ID)
 			}
-			wiretest.AssertAccumulated(t, got, want)
+			AssertAccumulated(t, got, want)
 		})
 	}
 }
 
 // TestOfficialSDKSeesMidStreamError checks that the SDK reports the error event as an API
 // error of type overloaded_error, after the content streamed before it.
-func TestOfficialSDKSeesMidStreamError(t *testing.T) {
+func TestAnthropicOfficialSDKSeesMidStreamError(t *testing.T) {
 	t.Parallel()
-	turn := smallTurn()
+	turn := SmallTurn("toolu_")
 	turn.ErrorAfterStep, turn.ErrorMessage = 3, "Overloaded"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(writeTurn(t, turn, testMeta))
+		_, _ = w.Write(anthropicTurn(t, turn, anthropicMeta))
 	}))
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
@@ -106,7 +106,7 @@ func TestOfficialSDKSeesMidStreamError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "overloaded_error") || !strings.Contains(err.Error(), "Overloaded") {
 		t.Fatalf("stream error = %v, want an overloaded_error with the message", err)
 	}
-	if len(msg.Content) != 2 || msg.Content[1].Text != wiretest.WantFromTurn(turn, 3).Text {
+	if len(msg.Content) != 2 || msg.Content[1].Text != WantFromTurn(turn, 3).Text {
 		t.Errorf("content before the error = %+v", msg.Content)
 	}
 }

@@ -1,4 +1,4 @@
-package openai
+package wiretest
 
 import (
 	"context"
@@ -12,28 +12,28 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"github.com/streambench/streambench/protocol/internal/wiretest"
+	"github.com/streambench/streambench/protocol/openai"
 )
 
 // TestOfficialSDKReadsFrames checks the frames against the official Go SDK's stream decoder
 // and chat completion accumulator, the strictest reader at hand. (The full per-scenario SDK
 // suite runs against the mock provider in mockprovider/.)
-func TestOfficialSDKReadsFrames(t *testing.T) {
+func TestOpenAIOfficialSDKReadsFrames(t *testing.T) {
 	t.Parallel()
-	turn := smallTurn()
+	turn := SmallTurn("call_")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			t.Error(err)
 			return
 		}
-		req, err := ParseRequest(body)
+		req, err := openai.ParseRequest(body)
 		if err != nil {
-			WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+			openai.WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(writeTurn(t, turn, testMeta, req.IncludeUsage))
+		_, _ = w.Write(openaiTurn(t, turn, openaiMeta, req.IncludeUsage))
 	}))
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0))
@@ -62,7 +62,7 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 	if err := stream.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := wiretest.WantFromTurn(turn, len(turn.Steps))
+	want := WantFromTurn(turn, len(turn.Steps))
 	msg := acc.Choices[0].Message
 	if msg.Content != want.Text || reasoning != want.Thinking {
 		t.Errorf("content %q reasoning %q, want %q and %q", msg.Content, reasoning, want.Text, want.Thinking)
@@ -76,20 +76,20 @@ func TestOfficialSDKReadsFrames(t *testing.T) {
 			t.Errorf("tool call %d = %s %s %s, want %s %s %s", i, c.ID, c.Function.Name, c.Function.Arguments, w.ID, w.Name, w.Arguments)
 		}
 	}
-	if acc.Choices[0].FinishReason != "tool_calls" || acc.Usage.PromptTokens != 42 || acc.Usage.CompletionTokens != 17 || acc.ID != testMeta.ID {
+	if acc.Choices[0].FinishReason != "tool_calls" || acc.Usage.PromptTokens != 42 || acc.Usage.CompletionTokens != 17 || acc.ID != openaiMeta.ID {
 		t.Errorf("finish %q usage %+v id %q", acc.Choices[0].FinishReason, acc.Usage, acc.ID)
 	}
 }
 
 // TestOfficialSDKSeesMidStreamError checks that the SDK reports the mid-stream error frame
 // as an error carrying the message, after the content streamed before it.
-func TestOfficialSDKSeesMidStreamError(t *testing.T) {
+func TestOpenAIOfficialSDKSeesMidStreamError(t *testing.T) {
 	t.Parallel()
-	turn := smallTurn()
+	turn := SmallTurn("call_")
 	turn.ErrorAfterStep, turn.ErrorMessage = 3, "The server had an error"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(writeTurn(t, turn, testMeta, true))
+		_, _ = w.Write(openaiTurn(t, turn, openaiMeta, true))
 	}))
 	defer srv.Close()
 	client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0))
@@ -105,7 +105,7 @@ func TestOfficialSDKSeesMidStreamError(t *testing.T) {
 	if err := stream.Err(); err == nil || !strings.Contains(err.Error(), "The server had an error") {
 		t.Fatalf("stream error = %v, want the provider's message", err)
 	}
-	if want := wiretest.WantFromTurn(turn, 3).Text; content != want {
+	if want := WantFromTurn(turn, 3).Text; content != want {
 		t.Errorf("content before the error = %q, want %q", content, want)
 	}
 }

@@ -1,4 +1,4 @@
-package anthropicmessages
+package clientturn_test
 
 import (
 	"net/http"
@@ -7,34 +7,27 @@ import (
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/internal/clienttest"
+	"github.com/streambench/streambench/protocol/anthropicmessages"
 	"github.com/streambench/streambench/protocol/internal/clientturn"
 )
 
-// TestLibraryClean plays every embedded scenario, every turn, against the mock: a correct
-// provider breaks no rule, with ground truth and without.
-func TestLibraryClean(t *testing.T) {
-	t.Parallel()
-	clienttest.LibraryClean(t, mocktest.Start(t, mockprovider.FaultNone), New(), New(clientturn.WithNoGroundTruth()))
-}
-
-// TestFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
+// TestAnthropicMessagesFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
-func TestFaults(t *testing.T) {
+func TestAnthropicMessagesFaults(t *testing.T) {
 	t.Parallel()
-	clienttest.Faults(t, mocktest.Start, New(), New(clientturn.WithNoGroundTruth()), []clienttest.Fault[mockprovider.Fault]{
+	Faults(t, mocktest.Start, anthropicmessages.New(), anthropicmessages.New(clientturn.WithNoGroundTruth()), []Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it.
-		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{RContent}},
+		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{anthropicmessages.RContent}},
 		// Without ground truth the same stream is structurally fine.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", NoTruth: true},
 		// A scripted mid-stream failure that never comes.
-		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{RError}},
+		{Fault: mockprovider.FaultDropError, Scenario: "provider-error-midstream", Want: []protocol.Rule{anthropicmessages.RError}},
 		// Blocks never stopped: message_delta arrives with blocks open.
-		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain", Want: []protocol.Rule{RBlock}},
+		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain", Want: []protocol.Rule{anthropicmessages.RBlock}},
 		// The same without ground truth, on interleaved parallel tool blocks.
-		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "parallel-tools", NoTruth: true, Want: []protocol.Rule{RBlock}},
+		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "parallel-tools", NoTruth: true, Want: []protocol.Rule{anthropicmessages.RBlock}},
 		// The stream ends after message_delta without message_stop.
-		{Fault: mockprovider.FaultAnthropicNoMessageStop, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{RMessage}},
+		{Fault: mockprovider.FaultAnthropicNoMessageStop, Scenario: "plain-answer", NoTruth: true, Want: []protocol.Rule{anthropicmessages.RMessage}},
 		// A ping before every event, message_start included, is accepted (leniency).
 		{Fault: mockprovider.FaultAnthropicPingStorm, Scenario: "thinking-answer"},
 		// OpenAI faults leave this wire alone.
@@ -42,14 +35,14 @@ func TestFaults(t *testing.T) {
 	})
 }
 
-// TestCheckError judges a non-200 answer's body and whether the script called for it.
-func TestCheckError(t *testing.T) {
+// TestAnthropicMessagesCheckError judges a non-200 answer's body and whether the script called for it.
+func TestAnthropicMessagesCheckError(t *testing.T) {
 	t.Parallel()
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
-	failing := clienttest.NewSession(t, "provider-429", 1)
-	plain := clienttest.NewSession(t, "plain-answer", 1)
-	later := clienttest.NewSession(t, "provider-503-after-tool", 1) // its HTTP 503 is at turn 1
-	clienttest.CheckErrors(t, New(), RError, []clienttest.ErrorCase{
+	failing := NewSession(t, "provider-429", 1)
+	plain := NewSession(t, "plain-answer", 1)
+	later := NewSession(t, "provider-503-after-tool", 1) // its HTTP 503 is at turn 1
+	CheckErrors(t, anthropicmessages.New(), anthropicmessages.RError, []ErrorCase{
 		// The scripted 429 in the API's shape.
 		{Name: "scripted", S: failing, H: jsonHeader, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
 		// An error page instead of the error JSON.
@@ -65,7 +58,7 @@ func TestCheckError(t *testing.T) {
 		{Name: "wrong turn", S: later, H: jsonHeader, Body: `{"type":"error","error":{"type":"overloaded_error","message":"boom"}}`, Broken: true},
 	})
 	// Without ground truth any well-formed error is the server's right.
-	if vs := New(clientturn.WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"type":"error","error":{"type":"api_error","message":"x"}}`), plain); len(vs) > 0 {
+	if vs := anthropicmessages.New(clientturn.WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"type":"error","error":{"type":"api_error","message":"x"}}`), plain); len(vs) > 0 {
 		t.Errorf("no ground truth: %v", vs)
 	}
 }

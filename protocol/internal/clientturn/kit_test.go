@@ -1,7 +1,8 @@
-// Package clienttest is the test kit of the provider-wire client dialects: a driver playing a
-// whole session through a dialect as the load generator does, against a mock the test starts,
-// and the table tests and benchmarks every dialect runs over its own rows. Only tests import it.
-package clienttest
+package clientturn_test
+
+// The test kit of the provider-wire client dialects: a driver playing a whole session through a
+// dialect as the load generator does, against a mock the test starts, and the table tests and
+// benchmarks every dialect runs over its own rows.
 
 import (
 	"bytes"
