@@ -9,14 +9,21 @@ import (
 	"github.com/streambench/streambench/scenarios"
 )
 
-// wireRequest is what the server needs from a parsed request body, the same for every wire.
-type wireRequest struct {
-	Model          string
-	Stream         bool
-	IncludeUsage   bool
-	LastUserText   string
-	AssistantTurns int
-	MaxTokens      int // 0: none sent; with no directive, the answer is that many tokens (scenarios.Endpoint).
+// wireRequest is what the server needs from a parsed request body, the same for every wire
+// (MaxTokens 0: none sent; with no directive, the answer is that many tokens).
+type wireRequest = openai.Request
+
+// parsed is a chat wire's ParseRequest as the server's parse; usage: its stream always ends
+// with a usage report.
+func parsed(parse func([]byte) (*wireRequest, error), usage bool) func([]byte) (wireRequest, error) {
+	return func(body []byte) (wireRequest, error) {
+		r, err := parse(body)
+		if err != nil {
+			return wireRequest{}, err
+		}
+		r.IncludeUsage = r.IncludeUsage || usage
+		return *r, nil
+	}
 }
 
 // streamMeta identifies one response; every wire's StreamMeta is this type.
@@ -88,14 +95,7 @@ func openaiWire() *wire {
 	return &wire{
 		name:     "openai",
 		idPrefix: "chatcmpl-sb",
-		parse: func(body []byte) (wireRequest, error) {
-			r, err := openai.ParseRequest(body)
-			if err != nil {
-				return wireRequest{}, err
-			}
-			return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: r.IncludeUsage,
-				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
-		},
+		parse:    parsed(openai.ParseRequest, false),
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
 			return openai.NewStreamWriter(w, m, includeUsage)
 		},
@@ -110,14 +110,7 @@ func anthropicWire() *wire {
 		name:     "anthropic",
 		idPrefix: "msg_sb",
 		pings:    true,
-		parse: func(body []byte) (wireRequest, error) {
-			r, err := anthropic.ParseRequest(body)
-			if err != nil {
-				return wireRequest{}, err
-			}
-			return wireRequest{Model: r.Model, Stream: r.Stream, IncludeUsage: true,
-				LastUserText: r.LastUserText, AssistantTurns: r.AssistantTurns, MaxTokens: r.MaxTokens}, nil
-		},
+		parse:    parsed(anthropic.ParseRequest, true),
 		newStream: func(w http.ResponseWriter, m streamMeta, includeUsage bool) streamWriter {
 			return anthropic.NewStreamWriter(w, m, includeUsage)
 		},
