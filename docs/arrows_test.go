@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,19 +23,19 @@ var runsOrServes = []string{"loadgen", "mockprovider", "agentruntime", "stack", 
 var arrows = []struct {
 	dir    string
 	banned []string
-	kits   string // a subdirectory whose files, tests included, are held to the rule
+	kits   []string // subdirectories whose files, tests included, are held to the rule
 	why    string
 }{
-	{"protocol", append(runsOrServes[:len(runsOrServes):len(runsOrServes)], "report"), "protocol/internal",
-		"protocol's arrows point down: a dialect's own tests may start a mock (mockprovider/mocktest), its code and the test kits may not"},
-	{"report", runsOrServes, "", "report renders saved results only"},
-	{"sweep", runsOrServes, "", "sweep judges and renders the runs its caller hands it or it reads from disk"},
-	{"verdict", []string{"protocol/"}, "", "verdict needs no dialect: a rule list reaches it as Config.Rules"},
-	{"measure", []string{"protocol/"}, "", "measure needs no dialect"},
-	{"report", []string{"protocol/"}, "", "report needs no dialect"},
-	{"loadgen/engine", []string{"loadgen", "protocol/", "mockprovider"}, "",
+	{"protocol", append(runsOrServes[:len(runsOrServes):len(runsOrServes)], "report"), []string{"protocol/internal/dialecttest", "protocol/internal/wiretest"},
+		"protocol's arrows point down: a dialect's own tests may start a mock (mockprovider/mocktest; the provider-client dialects' suites are clientturn's tests), its code and the test kits may not"},
+	{"report", runsOrServes, nil, "report renders saved results only"},
+	{"sweep", runsOrServes, nil, "sweep judges and renders the runs its caller hands it or it reads from disk"},
+	{"verdict", []string{"protocol/"}, nil, "verdict needs no dialect: a rule list reaches it as Config.Rules"},
+	{"measure", []string{"protocol/"}, nil, "measure needs no dialect"},
+	{"report", []string{"protocol/"}, nil, "report needs no dialect"},
+	{"loadgen/engine", []string{"loadgen", "protocol/", "mockprovider"}, nil,
 		"the engine's gauges are read into measure's types: nothing of the run, no dialect"},
-	{"loadgen", []string{"protocol/", "mockprovider"}, "",
+	{"loadgen", []string{"protocol/", "mockprovider"}, nil,
 		"loadgen asks its registry (Config.Dialects) what a dialect can do and reads the mock's records through mockrecords: no dialect package, no mock"},
 }
 
@@ -52,7 +53,7 @@ func TestArrowsPointDown(t *testing.T) {
 			}
 			rel, _ := filepath.Rel("..", path)
 			rel = filepath.ToSlash(rel)
-			kit := a.kits != "" && strings.HasPrefix(rel, a.kits+"/")
+			kit := slices.ContainsFunc(a.kits, func(k string) bool { return strings.HasPrefix(rel, k+"/") })
 			if strings.HasSuffix(path, "_test.go") && !kit {
 				return nil
 			}
