@@ -367,7 +367,7 @@ func TestEndpointSweepAndRunBadInput(t *testing.T) {
 		// a bad length
 		{[]string{"sweep", "--clients", "1", "--dialect", "openai-chat", "--input-tokens", "lots"}, "--input-tokens"},
 		// a fault switch for a runtime the endpoint workload does not start
-		{[]string{"sweep", "--clients", "1", "--dialect", "openai-chat", "--output-tokens", "8", "--fault", "no-reset"}, "--fault switches the reference runtime"},
+		{[]string{"sweep", "--clients", "1", "--dialect", "openai-chat", "--output-tokens", "8", "--fault", "no-reset"}, "--fault configures the reference runtime"},
 		// a target that is no URL
 		{[]string{"sweep", "--clients", "1", "--dialect", "openai-chat", "--output-tokens", "8", "--target", "host:8000"}, "--target"},
 		// --tls serves the runtime, which run does not start for an endpoint workload

@@ -125,8 +125,8 @@ func TestRunRefusesWhatNoStackServes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--dialect", "openai-chat", "--fault", "no-reset"}, "--fault configure the reference runtime"},
-		{[]string{"--dialect", "anthropic-messages", "--tls"}, "--tls configure the reference runtime"},
+		{[]string{"--dialect", "openai-chat", "--fault", "no-reset"}, "--fault configures the reference runtime"},
+		{[]string{"--dialect", "anthropic-messages", "--tls"}, "--tls configures the reference runtime"},
 		{[]string{"--mix", mix}, "provider wires (openai-chat), which the mock alone serves, and runtime dialects (sim-chat)"},
 	} {
 		code, out := runMain(t, append([]string{"run", "--sessions", "2", "--out", "-"}, tc.args...)...)

@@ -88,8 +88,9 @@ func MockAlone(cfg *loadgen.Config, runtimeFlags ...string) (bool, error) {
 	case cfg.Endpoint == nil && len(wires) == 0:
 		return false, nil
 	case len(runtimeFlags) > 0:
-		return true, fmt.Errorf("%s configure the reference runtime, which a run of provider wires or an endpoint workload does not start (it plays on the mock alone)",
-			strings.Join(runtimeFlags, " and "))
+		verb := map[bool]string{true: "configures", false: "configure"}[len(runtimeFlags) == 1]
+		return true, fmt.Errorf("%s %s the reference runtime, which a run of provider wires or an endpoint workload does not start (it plays on the mock alone)",
+			strings.Join(runtimeFlags, " and "), verb)
 	}
 	return true, nil
 }
