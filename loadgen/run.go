@@ -520,7 +520,7 @@ func (r *runner) warnings(s *measure.Summary, a afterLoad, p postRun) []string {
 	paced.LateStarts -= r.rec.LateAtBegin.Load() // a late start is not an overloaded generator
 	add(overloadWarning(a.lag, paced))
 	add(saturation(a.loads, runtime.NumCPU(), a.lag)) // before roundCores: it reads the loads unrounded
-	add(engineWarning(s.Engine))
+	add(engine.Warning(s.Engine))
 	return ws
 }
 
@@ -853,19 +853,4 @@ func closedAny(a, b <-chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// engineWarning says when the engine's gauges could not all be read ("": they could).
-func engineWarning(e *measure.EngineMetrics) string {
-	switch {
-	case e == nil || e.Scrapes == 0:
-		return ""
-	case e.Failed == e.Scrapes:
-		return fmt.Sprintf("engine metrics: every read of %s failed (last: %s)", e.URL, e.LastError)
-	case len(e.Series) == 0:
-		return fmt.Sprintf("engine metrics: %s has none of the known vLLM, SGLang or TGI gauges (docs/ENDPOINTS.md)", e.URL)
-	case e.Failed > 0:
-		return fmt.Sprintf("engine metrics: %d of %d reads of %s failed (last: %s)", e.Failed, e.Scrapes, e.URL, e.LastError)
-	}
-	return ""
 }

@@ -68,9 +68,11 @@ type RecordsWriter struct {
 }
 
 // NewRecordsWriter starts a writer whose file is opened by Open.
-func NewRecordsWriter() *RecordsWriter {
+func NewRecordsWriter() *RecordsWriter { return newRecordsWriter(nil, MaxRecordsBytes) }
+
+func newRecordsWriter(to io.Writer, max int64) *RecordsWriter {
 	w := &RecordsWriter{queue: make(chan []byte, recordsQueue), open: make(chan string, 1), done: make(chan struct{}),
-		max: MaxRecordsBytes}
+		max: max, to: to}
 	go w.write()
 	return w
 }
@@ -78,10 +80,8 @@ func NewRecordsWriter() *RecordsWriter {
 // NewRecordsStream writes the records to w as they come (load --out -: stdout), unbounded: a
 // reader gone (a closed pipe) leaves the rest counted as left out, and the run goes on.
 func NewRecordsStream(to io.Writer) *RecordsWriter {
-	w := &RecordsWriter{queue: make(chan []byte, recordsQueue), open: make(chan string, 1), done: make(chan struct{}),
-		max: math.MaxInt64, to: to}
-	w.open <- "-"
-	go w.write()
+	w := newRecordsWriter(to, math.MaxInt64)
+	w.Open("-") // no directory: the stream is open already
 	return w
 }
 

@@ -180,10 +180,6 @@ func (s *Scraper) read(ctx context.Context) (map[string]float64, error) {
 // knownLines are the lines of an exposition that name a known gauge (samples and # TYPE), at
 // most maxEngineKept bytes of them, read from at most maxEngineBody bytes.
 func knownLines(r io.Reader) ([]byte, error) {
-	known := map[string]bool{}
-	for _, g := range measure.EngineGauges {
-		known[g.Name] = true
-	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxEngineLine)
 	var kept []byte
@@ -204,7 +200,7 @@ func knownLines(r io.Reader) ([]byte, error) {
 			}
 			name = line[:max(bytes.IndexAny(line, "{ \t"), 0)]
 		}
-		if known[string(name)] {
+		if knownGauges[string(name)] {
 			if kept = append(append(kept, line...), '\n'); len(kept) > maxEngineKept {
 				return nil, fmt.Errorf("more than %d KiB of the known gauges' label sets", maxEngineKept>>10)
 			}
@@ -247,3 +243,27 @@ func gaugeValue(f *dto.MetricFamily, mean bool) (float64, bool) {
 	}
 	return sum, true
 }
+
+// Warning says when the engine's gauges could not all be read ("": they could).
+func Warning(e *measure.EngineMetrics) string {
+	switch {
+	case e == nil || e.Scrapes == 0:
+		return ""
+	case e.Failed == e.Scrapes:
+		return fmt.Sprintf("engine metrics: every read of %s failed (last: %s)", e.URL, e.LastError)
+	case len(e.Series) == 0:
+		return fmt.Sprintf("engine metrics: %s has none of the known vLLM, SGLang or TGI gauges (docs/ENDPOINTS.md)", e.URL)
+	case e.Failed > 0:
+		return fmt.Sprintf("engine metrics: %d of %d reads of %s failed (last: %s)", e.Failed, e.Scrapes, e.URL, e.LastError)
+	}
+	return ""
+}
+
+// knownGauges are measure.EngineGauges' names.
+var knownGauges = func() map[string]bool {
+	m := map[string]bool{}
+	for _, g := range measure.EngineGauges {
+		m[g.Name] = true
+	}
+	return m
+}()
