@@ -56,7 +56,7 @@ func (e *aguiEmitter) id(kind string) string {
 func (e *aguiEmitter) open() {
 	agui.SetResponseHeaders(e.rn.w.Header())
 	e.rn.w.WriteHeader(http.StatusOK)
-	if !e.rn.faults.AGUINoRunStarted {
+	if !e.rn.faults.has("agui-no-run-started") {
 		_ = e.w.RunStarted(e.threadID, e.runID)
 	}
 	_ = e.w.StateSnapshot(json.RawMessage(`{"turn":0,"tools":[]}`))
@@ -74,7 +74,7 @@ func (e *aguiEmitter) modelStart(turn int) {
 }
 
 func (e *aguiEmitter) stateDelta(patch string) error {
-	if e.deltas == 0 && e.rn.faults.AGUIBadStateDelta {
+	if e.deltas == 0 && e.rn.faults.has("agui-bad-state-delta") {
 		patch = `[{"op":"replace","path":"/no-such-member","value":1}]` // the fault: a path the state lacks
 	}
 	e.deltas++
@@ -98,7 +98,7 @@ func (e *aguiEmitter) endReasoning() {
 	if e.reasonID == "" {
 		return
 	}
-	if !dropOnce(e.rn.faults.AGUIOpenReasoning, &e.droppedReasoning) { // the fault: the message is never ended
+	if !dropOnce(e.rn.faults.has("agui-open-reasoning"), &e.droppedReasoning) { // the fault: the message is never ended
 		_ = e.w.ReasoningMessageEnd(e.reasonID)
 	}
 	_ = e.w.ReasoningEnd(e.reasonID)
@@ -119,7 +119,7 @@ func (e *aguiEmitter) text(text string) {
 }
 
 func (e *aguiEmitter) endText() {
-	if e.textID != "" && !dropOnce(e.rn.faults.AGUIOpenMessage, &e.droppedText) { // the fault: never ended
+	if e.textID != "" && !dropOnce(e.rn.faults.has("agui-open-message"), &e.droppedText) { // the fault: never ended
 		_ = e.w.TextEnd(e.textID)
 	}
 	e.textID = ""
@@ -146,7 +146,7 @@ func (e *aguiEmitter) endCalls() {
 			continue
 		}
 		e.ended[t.ID] = true
-		if !dropOnce(e.rn.faults.AGUIOpenTool, &e.droppedTool) { // the fault: the call is never ended
+		if !dropOnce(e.rn.faults.has("agui-open-tool"), &e.droppedTool) { // the fault: the call is never ended
 			_ = e.w.ToolEnd(t.ID)
 		}
 	}
@@ -160,7 +160,7 @@ func (e *aguiEmitter) turnEnd(bool) {
 }
 
 func (e *aguiEmitter) endStep() {
-	if e.step != "" && !dropOnce(e.rn.faults.AGUIOpenStep, &e.droppedStep) { // the fault: never finished
+	if e.step != "" && !dropOnce(e.rn.faults.has("agui-open-step"), &e.droppedStep) { // the fault: never finished
 		_ = e.w.StepFinished(e.step)
 	}
 	e.step = ""

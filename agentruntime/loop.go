@@ -75,7 +75,7 @@ type run struct {
 // when its client leaves; every run ends at a hard shutdown.
 func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string, detached bool) *run {
 	parent := r.Context()
-	noCancel := s.opts.Faults.NoCancel || detached
+	noCancel := s.opts.Faults.has("no-cancel") || detached
 	if noCancel {
 		parent = context.WithoutCancel(parent)
 	}
@@ -140,7 +140,7 @@ func (rn *run) execute(em emitter) {
 		if !errors.Is(rn.cs.failure(), errSlowClient) { // drops are counted as such, not as aborts
 			s.metrics.clientAborts.WithLabelValues(rn.dialect).Inc()
 		}
-		if rn.faults.LeakGoroutine {
+		if rn.faults.has("leak-goroutine") {
 			go func() { <-s.leakRelease }() // the fault: parked until Shutdown
 		}
 		return

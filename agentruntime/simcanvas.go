@@ -52,7 +52,7 @@ func (e *simCanvasEmitter) thinking(text string) {
 	if !e.live() {
 		return
 	}
-	if e.rn.faults.LeakThinking {
+	if e.rn.faults.has("leak-thinking") {
 		e.chunk(text)
 		return
 	}
@@ -75,9 +75,9 @@ func (e *simCanvasEmitter) toolArgs(*toolRun, string) {}
 func (e *simCanvasEmitter) turnEnd(final bool) {
 	f := e.rn.faults
 	switch {
-	case !final && e.streamed && !f.NoReset:
+	case !final && e.streamed && !f.has("no-reset"):
 		e.reset()
-	case final && f.ResetInFinal && e.streamed:
+	case final && f.has("reset-in-final") && e.streamed:
 		e.reset()
 		_ = e.w.Chunk(blockID, e.rn.turnText.String())
 	}
@@ -97,7 +97,7 @@ func (e *simCanvasEmitter) toolStart(t *toolRun) {
 }
 
 func (e *simCanvasEmitter) toolEnd(t *toolRun) {
-	if !e.live() || dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if !e.live() || dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -130,7 +130,7 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		_ = e.w.StreamDone(blockID)
 		_ = e.w.BlockCompleted(blockID, out, elapsed)
 		_ = e.w.ExecutionCompleted(out, elapsed)
-		if f.DoubleTerminal {
+		if f.has("double-terminal") {
 			_ = e.w.ExecutionCompleted(out, elapsed)
 		}
 	case outcomePaused:
@@ -139,16 +139,16 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		e.stopped(elapsed)
 	case outcomeShutdown:
 		_ = e.w.ExecutionCancelled(elapsed)
-		if f.DoubleTerminal {
+		if f.has("double-terminal") {
 			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 		}
 	default:
 		e.failed(res, elapsed)
-		if f.DoubleTerminal {
+		if f.has("double-terminal") {
 			_ = e.w.ExecutionCancelled(elapsed)
 		}
 	}
-	if !f.MissingDone {
+	if !f.has("missing-done") {
 		_ = e.w.Done()
 	}
 	_ = e.rn.cs.flush()
