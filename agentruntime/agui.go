@@ -61,7 +61,6 @@ func (e *aguiEmitter) open() {
 	}
 	_ = e.w.StateSnapshot(json.RawMessage(`{"turn":0,"tools":[]}`))
 	e.ended = map[string]bool{}
-	_ = e.rn.cs.flush()
 }
 
 func (e *aguiEmitter) modelStart(turn int) {
@@ -191,5 +190,4 @@ func (e *aguiEmitter) finish(res *runResult) {
 	default:
 		_ = e.w.RunError(errorMessage(res.err), "provider_error") // alone: what was open stays open, as AG-UI allows
 	}
-	_ = e.rn.cs.flush()
 }

@@ -70,7 +70,6 @@ func (e *composeEmitter) open() {
 		e.firstText = true // the fault: first_text_delta before any model_start
 		_ = e.w.Timing(compose.MarkFirstTextDelta, e.rn.elapsedMs())
 	}
-	_ = e.rn.cs.flush()
 }
 
 func (e *composeEmitter) modelStart(int) {
@@ -158,5 +157,4 @@ func (e *composeEmitter) finish(res *runResult) {
 	if !f.has("missing-done") {
 		_ = e.w.Done()
 	}
-	_ = e.rn.cs.flush()
 }

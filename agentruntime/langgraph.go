@@ -97,7 +97,6 @@ func (e *langGraphEmitter) open() {
 		_ = e.w.Metadata(e.rn.id, 1)
 	}
 	_ = e.w.Values(&e.state)
-	_ = e.rn.cs.flush()
 }
 
 func (e *langGraphEmitter) modelStart(int) {
@@ -194,5 +193,4 @@ func (e *langGraphEmitter) finish(res *runResult) {
 			_ = e.w.Error("ProviderError", msg)
 		}
 	}
-	_ = e.rn.cs.flush()
 }

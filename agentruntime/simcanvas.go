@@ -43,7 +43,6 @@ func (e *simCanvasEmitter) open() {
 	e.rn.w.WriteHeader(http.StatusOK)
 	_ = e.w.ExecutionStarted(e.rn.started)
 	_ = e.w.BlockStarted(blockID, "Agent 1", "agent", 1)
-	_ = e.rn.cs.flush()
 }
 
 func (e *simCanvasEmitter) modelStart(int) {}
@@ -151,5 +150,4 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 	if !f.has("missing-done") {
 		_ = e.w.Done()
 	}
-	_ = e.rn.cs.flush()
 }

@@ -164,7 +164,6 @@ func (e *simChatEmitter) finish(res *runResult) {
 	if !f.has("missing-done") {
 		_ = e.w.Done()
 	}
-	_ = e.rn.cs.flush()
 }
 
 // final writes the success envelope, the tool calls reduced to name and status.
