@@ -1,7 +1,6 @@
 package mockprovider
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,29 +12,23 @@ import (
 func TestEndpointRequestHonoursMaxTokens(t *testing.T) {
 	t.Parallel()
 	_, ts := newTestMock(t, Options{TimeScale: 0})
-	post := func(path, body string) (int, string) {
-		t.Helper()
-		resp, err := ts.Client().Post(ts.URL+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+	ask := func(path, body string) (int, string) {
+		resp := post(t, ts.Client(), ts.URL+path, body, nil)
+		return resp.StatusCode, string(drain(resp))
 	}
-	status, body := post(PathOpenAI, `{"model":"m","stream":true,"stream_options":{"include_usage":true},"max_tokens":7,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hello"}]}`)
+	status, body := ask(PathOpenAI, `{"model":"m","stream":true,"stream_options":{"include_usage":true},"max_tokens":7,"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hello"}]}`)
 	if status != http.StatusOK || !strings.Contains(body, `"completion_tokens":7`) || !strings.Contains(body, "data: [DONE]") {
 		t.Errorf("openai max_tokens 7: status %d, want 200 and usage completion_tokens 7; body %s", status, body)
 	}
-	status, body = post(PathOpenAI, `{"model":"m","stream":true,"max_completion_tokens":3,"messages":[{"role":"user","content":"hello"}]}`)
+	status, body = ask(PathOpenAI, `{"model":"m","stream":true,"max_completion_tokens":3,"messages":[{"role":"user","content":"hello"}]}`)
 	if status != http.StatusOK || strings.Count(body, `"content":`) < 3 {
 		t.Errorf("openai max_completion_tokens 3: status %d; body %s", status, body)
 	}
-	status, body = post(PathAnthropic, `{"model":"m","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"hello"}]}`)
+	status, body = ask(PathAnthropic, `{"model":"m","stream":true,"max_tokens":5,"messages":[{"role":"user","content":"hello"}]}`)
 	if status != http.StatusOK || !strings.Contains(body, `"output_tokens":5`) {
 		t.Errorf("anthropic max_tokens 5: status %d, want 200 and output_tokens 5; body %s", status, body)
 	}
-	status, body = post(PathOpenAI, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hello"}]}`)
+	status, body = ask(PathOpenAI, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hello"}]}`)
 	if status != http.StatusBadRequest || !strings.Contains(body, "max_tokens") {
 		t.Errorf("openai without max_tokens: status %d, want 400 naming max_tokens; body %s", status, body)
 	}
