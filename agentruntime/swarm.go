@@ -71,16 +71,8 @@ func delegation(t *toolRun) []scenarios.SimChild {
 			return nil
 		}
 	}
-	raw, ok := t.Input[scenarios.SwarmArgument]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(raw)
+	children, err := decodeMember[[]scenarios.SimChild](t.Input, scenarios.SwarmArgument)
 	if err != nil {
-		return nil
-	}
-	var children []scenarios.SimChild
-	if json.Unmarshal(b, &children) != nil {
 		return nil
 	}
 	return children
