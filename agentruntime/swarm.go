@@ -182,7 +182,8 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 	msgs := []protocol.Message{{Role: "user", Text: input}}
 	for turn := 0; ; turn++ {
 		if turn >= rn.s.opts.MaxTurns {
-			sw.childFailed(c, fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns))
+			msg := fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns)
+			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 			return
 		}
 		text, calls, err := sw.childTurn(ctx, c, msgs)
@@ -191,7 +192,7 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 			if ctx.Err() != nil {
 				msg = "cancelled"
 			}
-			sw.childFailed(c, msg)
+			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 			return
 		}
 		if len(calls) == 0 {
@@ -201,15 +202,11 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 		c.toolBatches++
 		sw.childTools(ctx, c, calls)
 		if ctx.Err() != nil {
-			sw.childFailed(c, "cancelled")
+			sw.send(func(em swarmEmitter) { em.childError(c, "cancelled") })
 			return
 		}
 		msgs = appendToolTurn(msgs, text, calls)
 	}
-}
-
-func (sw *swarm) childFailed(c *childRun, msg string) {
-	sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 }
 
 func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
