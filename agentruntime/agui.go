@@ -56,12 +56,11 @@ func (e *aguiEmitter) id(kind string) string {
 func (e *aguiEmitter) open() {
 	agui.SetResponseHeaders(e.rn.w.Header())
 	e.rn.w.WriteHeader(http.StatusOK)
-	if !e.rn.faults.AGUINoRunStarted {
+	if !e.rn.faults.has("agui-no-run-started") {
 		_ = e.w.RunStarted(e.threadID, e.runID)
 	}
 	_ = e.w.StateSnapshot(json.RawMessage(`{"turn":0,"tools":[]}`))
 	e.ended = map[string]bool{}
-	_ = e.rn.cs.flush()
 }
 
 func (e *aguiEmitter) modelStart(turn int) {
@@ -74,7 +73,7 @@ func (e *aguiEmitter) modelStart(turn int) {
 }
 
 func (e *aguiEmitter) stateDelta(patch string) error {
-	if e.deltas == 0 && e.rn.faults.AGUIBadStateDelta {
+	if e.deltas == 0 && e.rn.faults.has("agui-bad-state-delta") {
 		patch = `[{"op":"replace","path":"/no-such-member","value":1}]` // the fault: a path the state lacks
 	}
 	e.deltas++
@@ -98,7 +97,7 @@ func (e *aguiEmitter) endReasoning() {
 	if e.reasonID == "" {
 		return
 	}
-	if !dropOnce(e.rn.faults.AGUIOpenReasoning, &e.droppedReasoning) { // the fault: the message is never ended
+	if !dropOnce(e.rn.faults.has("agui-open-reasoning"), &e.droppedReasoning) { // the fault: the message is never ended
 		_ = e.w.ReasoningMessageEnd(e.reasonID)
 	}
 	_ = e.w.ReasoningEnd(e.reasonID)
@@ -119,7 +118,7 @@ func (e *aguiEmitter) text(text string) {
 }
 
 func (e *aguiEmitter) endText() {
-	if e.textID != "" && !dropOnce(e.rn.faults.AGUIOpenMessage, &e.droppedText) { // the fault: never ended
+	if e.textID != "" && !dropOnce(e.rn.faults.has("agui-open-message"), &e.droppedText) { // the fault: never ended
 		_ = e.w.TextEnd(e.textID)
 	}
 	e.textID = ""
@@ -146,7 +145,7 @@ func (e *aguiEmitter) endCalls() {
 			continue
 		}
 		e.ended[t.ID] = true
-		if !dropOnce(e.rn.faults.AGUIOpenTool, &e.droppedTool) { // the fault: the call is never ended
+		if !dropOnce(e.rn.faults.has("agui-open-tool"), &e.droppedTool) { // the fault: the call is never ended
 			_ = e.w.ToolEnd(t.ID)
 		}
 	}
@@ -160,7 +159,7 @@ func (e *aguiEmitter) turnEnd(bool) {
 }
 
 func (e *aguiEmitter) endStep() {
-	if e.step != "" && !dropOnce(e.rn.faults.AGUIOpenStep, &e.droppedStep) { // the fault: never finished
+	if e.step != "" && !dropOnce(e.rn.faults.has("agui-open-step"), &e.droppedStep) { // the fault: never finished
 		_ = e.w.StepFinished(e.step)
 	}
 	e.step = ""
@@ -191,5 +190,4 @@ func (e *aguiEmitter) finish(res *runResult) {
 	default:
 		_ = e.w.RunError(errorMessage(res.err), "provider_error") // alone: what was open stays open, as AG-UI allows
 	}
-	_ = e.rn.cs.flush()
 }

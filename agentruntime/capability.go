@@ -52,10 +52,10 @@ func (d *Deployment) ModelThinks() bool { return !d.noModelThinking }
 // thinking, and on the Sim dialects no more than the execution's budget (R-thinking-cap).
 func (rn *run) admitThinking(piece string) string {
 	f := rn.faults
-	if !rn.dep.ModelThinks() && !f.ThinkingWithoutCapability {
+	if !rn.dep.ModelThinks() && !f.has("nothink-thinking") {
 		return ""
 	}
-	if f.UncappedThinking || (rn.dialect != simchat.Name && rn.dialect != simcanvas.Name) {
+	if f.has("uncapped-thinking") || (rn.dialect != simchat.Name && rn.dialect != simcanvas.Name) {
 		return piece // the cap is the Sim seed's rule; compose streams its reasoning whole
 	}
 	return rn.seeds.thinking.Admit(piece)

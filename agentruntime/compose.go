@@ -66,11 +66,10 @@ func (e *composeEmitter) open() {
 	// The runtime has no memory service: its memory phase is empty but still marked.
 	_ = e.w.Timing(compose.MarkMSMStart, e.rn.elapsedMs())
 	_ = e.w.Timing(compose.MarkMSMEnd, e.rn.elapsedMs())
-	if e.rn.faults.TimingOutOfOrder {
+	if e.rn.faults.has("timing-out-of-order") {
 		e.firstText = true // the fault: first_text_delta before any model_start
 		_ = e.w.Timing(compose.MarkFirstTextDelta, e.rn.elapsedMs())
 	}
-	_ = e.rn.cs.flush()
 }
 
 func (e *composeEmitter) modelStart(int) {
@@ -118,7 +117,7 @@ func (e *composeEmitter) toolStart(t *toolRun) {
 }
 
 func (e *composeEmitter) toolEnd(t *toolRun) {
-	if dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
 		return
 	}
 	ok := t.Status == scenarios.OutcomeSuccess
@@ -138,7 +137,7 @@ func (e *composeEmitter) finish(res *runResult) {
 	switch res.outcome {
 	case outcomeDone:
 		_ = e.w.Timing(compose.MarkDone, e.rn.elapsedMs())
-		if f.DoubleTerminal {
+		if f.has("double-terminal") {
 			_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 		}
 		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
@@ -148,15 +147,14 @@ func (e *composeEmitter) finish(res *runResult) {
 	default:
 		_ = e.w.Error(errorMessage(res.err))
 	}
-	if f.DoubleTerminal && res.outcome != outcomeDone {
+	if f.has("double-terminal") && res.outcome != outcomeDone {
 		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
 	}
 	if res.outcome == outcomeDone || res.outcome == outcomeStopped { // a receipt for what was served
 		tokens := int64(res.usage.InputTokens + res.usage.OutputTokens)
 		_ = e.w.Receipt("rct_"+e.rn.id[len("run_"):], strconv.FormatInt(tokens*weiPerToken, 10))
 	}
-	if !f.MissingDone {
+	if !f.has("missing-done") {
 		_ = e.w.Done()
 	}
-	_ = e.rn.cs.flush()
 }

@@ -1,6 +1,8 @@
 package agentruntime
 
 import (
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -171,7 +173,7 @@ func TestFaultSlowFirstChunk(t *testing.T) {
 // runtime's behaviour is in TestAbortDuringTool and TestAbortMidAnswer.
 func TestFaultNoCancel(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, 0.1, Options{Faults: Faults{NoCancel: true}, ToolTimeScale: 0.1})
+	e := newEnv(t, 0.1, Options{Faults: faultsOn("no-cancel"), ToolTimeScale: 0.1})
 	m := e.rt.metrics.registry
 
 	r, closeConn := e.openLive("openai-none", directive("abort-mid-answer", 1, "nocancel-answer"))
@@ -209,7 +211,7 @@ func TestFaultLeakGoroutine(t *testing.T) {
 	t.Parallel()
 	// Real-time pacing: each aborted stream is still running when its client leaves, however
 	// loaded the machine is.
-	e := newEnv(t, 1, Options{Faults: Faults{LeakGoroutine: true}})
+	e := newEnv(t, 1, Options{Faults: faultsOn("leak-goroutine")})
 	base := labelledGoroutines(t, e.rt)
 	for i := range 3 {
 		r, closeConn := e.openLive("openai-none", directive("abort-mid-answer", uint64(i), "leak"))
@@ -220,6 +222,15 @@ func TestFaultLeakGoroutine(t *testing.T) {
 	eventually(t, 5*time.Second, "three leaked goroutines", func() bool { return labelledGoroutines(t, e.rt) == base+3 })
 	_ = e.rt.Close()
 	eventually(t, 5*time.Second, "leaked goroutines released at Close", func() bool { return labelledGoroutines(t, e.rt) <= base })
+}
+
+// faultsOn is Faults with the named switches on, built without ParseFaults.
+func faultsOn(names ...string) Faults {
+	var f Faults
+	for _, name := range names {
+		f.on |= faultBits[name]
+	}
+	return f
 }
 
 func TestParseFaults(t *testing.T) {
@@ -233,7 +244,7 @@ func TestParseFaults(t *testing.T) {
 		// No switch is a correct runtime.
 		{"none", nil, Faults{}, ""},
 		// Switches combine.
-		{"two", []string{"no-reset", "missing-done"}, Faults{NoReset: true, MissingDone: true}, ""},
+		{"two", []string{"no-reset", "missing-done"}, faultsOn("no-reset", "missing-done"), ""},
 		// The only valued switch parses a Go duration.
 		{"slow", []string{"slow-first-chunk=250ms"}, Faults{SlowFirstChunk: 250 * time.Millisecond}, ""},
 		// An unknown name lists the valid ones.
@@ -261,7 +272,7 @@ func TestFaultNamesRoundTrip(t *testing.T) {
 	var all []string
 	for _, s := range FaultSwitches() {
 		name := s.Name
-		if s.field == nil {
+		if name == slowFirstChunk {
 			name += "=1.5s"
 		}
 		all = append(all, name)
@@ -282,5 +293,36 @@ func TestFaultNamesRoundTrip(t *testing.T) {
 	}
 	if got := f.Names(); !slices.Equal(got, all) {
 		t.Errorf("all: Names() = %v, want %v", got, all)
+	}
+}
+
+// TestFaultNamesInCode: every switch the code asks for by name (Faults.has) is in FaultSwitches,
+// so a misspelt name fails here rather than panicking in a rarely played branch.
+func TestFaultNamesInCode(t *testing.T) {
+	t.Parallel()
+	files, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := regexp.MustCompile(`\.has\("([^"]+)"\)`)
+	n := 0
+	for _, file := range files {
+		name := file.Name()
+		if !strings.HasSuffix(name, ".go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range asked.FindAllSubmatch(src, -1) {
+			n++
+			if _, ok := faultBits[string(m[1])]; !ok {
+				t.Errorf("%s asks for fault %q, which FaultSwitches lacks", name, m[1])
+			}
+		}
+	}
+	if n < len(faultBits) {
+		t.Errorf("found %d fault checks in the code, want at least one per switch (%d)", n, len(faultBits))
 	}
 }

@@ -49,7 +49,7 @@ func (s *Server) handleLangGraph(w http.ResponseWriter, r *http.Request) {
 		}
 		defer s.lgThreads.remove(thread)
 	}
-	detached := body.OnDisconnect == langgraph.OnDisconnectContinue && !s.opts.Faults.LangGraphCancelOnContinue
+	detached := body.OnDisconnect == langgraph.OnDisconnectContinue && !s.opts.Faults.has("langgraph-cancel-on-continue")
 	rn := s.newRun(w, r, dep, langgraph.Name, input, detached)
 	rn.id = newUUID()
 	rn.execute(&langGraphEmitter{rn: rn, w: langgraph.NewWriter(rn.cs, rn.started.UnixMilli()),
@@ -92,12 +92,11 @@ func (e *langGraphEmitter) open() {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Location", "/runs/"+e.rn.id)
 	e.rn.w.WriteHeader(http.StatusOK)
-	e.w.DescendingIDs = e.rn.faults.LangGraphBadID
-	if !e.rn.faults.LangGraphNoMetadata {
+	e.w.DescendingIDs = e.rn.faults.has("langgraph-bad-id")
+	if !e.rn.faults.has("langgraph-no-metadata") {
 		_ = e.w.Metadata(e.rn.id, 1)
 	}
 	_ = e.w.Values(&e.state)
-	_ = e.rn.cs.flush()
 }
 
 func (e *langGraphEmitter) modelStart(int) {
@@ -141,7 +140,7 @@ func (e *langGraphEmitter) toolArgs(t *toolRun, piece string) {
 // turnEnd writes the agent node's update and the state with the turn's whole AI message.
 func (e *langGraphEmitter) turnEnd(bool) {
 	text := e.aiText.String()
-	if e.rn.faults.LangGraphStateMismatch {
+	if e.rn.faults.has("langgraph-state-mismatch") {
 		text = strings.TrimSuffix(text, e.lastChunk)
 	}
 	ai := langgraph.Message{Type: langgraph.TypeAI, ID: e.aiID, Content: langgraph.TextContent(text)}
@@ -188,11 +187,10 @@ func (e *langGraphEmitter) finish(res *runResult) {
 	e.flushTools()
 	if res.outcome == outcomeFailed {
 		msg := errorMessage(res.err)
-		if e.rn.faults.LangGraphBadError {
+		if e.rn.faults.has("langgraph-bad-error") {
 			_ = e.w.Event(langgraph.EventError, map[string]string{"detail": msg})
 		} else {
 			_ = e.w.Error("ProviderError", msg)
 		}
 	}
-	_ = e.rn.cs.flush()
 }

@@ -20,7 +20,7 @@ import (
 // only appends frames to run.cs (whose write failures cancel the run): the loop flushes before
 // every wait, so a burst of provider frames goes out in one write.
 type emitter interface {
-	open()                             // the response headers and the opening frames.
+	open()                             // the response headers and the opening frames (execute flushes them).
 	modelStart(turn int)               // before each provider turn is requested.
 	thinking(text string)              // a piece of thinking text.
 	text(text string)                  // a piece of answer (or preamble) text.
@@ -28,7 +28,7 @@ type emitter interface {
 	turnEnd(final bool)                // a provider turn ended: final, or about to run tools.
 	toolStart(t *toolRun)              // toolStart and toolEnd bracket each simulated tool.
 	toolEnd(t *toolRun)
-	finish(res *runResult) // the terminal frames and the end marker.
+	finish(res *runResult) // the terminal frames and the end marker (execute flushes them).
 }
 
 type runOutcome uint8
@@ -75,7 +75,7 @@ type run struct {
 // when its client leaves; every run ends at a hard shutdown.
 func (s *Server) newRun(w http.ResponseWriter, r *http.Request, dep *Deployment, dialect, input string, detached bool) *run {
 	parent := r.Context()
-	noCancel := s.opts.Faults.NoCancel || detached
+	noCancel := s.opts.Faults.has("no-cancel") || detached
 	if noCancel {
 		parent = context.WithoutCancel(parent)
 	}
@@ -126,6 +126,7 @@ func (rn *run) execute(em emitter) {
 	defer rn.cancel(nil)
 
 	em.open()
+	rn.flush()
 	rn.cs.startHeartbeat()
 	defer rn.cs.close()
 
@@ -140,7 +141,7 @@ func (rn *run) execute(em emitter) {
 		if !errors.Is(rn.cs.failure(), errSlowClient) { // drops are counted as such, not as aborts
 			s.metrics.clientAborts.WithLabelValues(rn.dialect).Inc()
 		}
-		if rn.faults.LeakGoroutine {
+		if rn.faults.has("leak-goroutine") {
 			go func() { <-s.leakRelease }() // the fault: parked until Shutdown
 		}
 		return
@@ -156,6 +157,7 @@ func (rn *run) execute(em emitter) {
 		}
 	}
 	em.finish(res)
+	rn.flush()
 }
 
 func (rn *run) cancelOutcome() runOutcome {

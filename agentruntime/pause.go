@@ -31,7 +31,7 @@ func (rn *run) notePreamble(text string) { rn.seeds.preambles.WriteString(text) 
 
 // finalOutputText is the final output's content: the final turn's text (R-final-output).
 func (rn *run) finalOutputText(final string) string {
-	if rn.faults.PreambleInOutput {
+	if rn.faults.has("preamble-in-output") {
 		return rn.seeds.preambles.String() + final
 	}
 	return final
@@ -82,7 +82,7 @@ func (s *Server) settleCut(ctx context.Context, t *toolRun) {
 
 // failureMessage is the error terminal's message, with the timeout-as-cancel fault applied.
 func (rn *run) failureMessage(err error) string {
-	if rn.faults.TimeoutAsCancel && errors.Is(err, errExecutionTimeout) {
+	if rn.faults.has("timeout-as-cancel") && errors.Is(err, errExecutionTimeout) {
 		return cancelledMessage
 	}
 	return errorMessage(err)
@@ -90,7 +90,7 @@ func (rn *run) failureMessage(err error) string {
 
 // paused writes a paused run's terminal: success with status paused.
 func (e *simChatEmitter) paused(res *runResult) {
-	if e.rn.faults.PauseNotReported {
+	if e.rn.faults.has("pause-not-reported") {
 		e.final(res)
 		return
 	}
@@ -100,7 +100,7 @@ func (e *simChatEmitter) paused(res *runResult) {
 // paused writes a paused execution's terminal (no block:completed: the block waits).
 func (e *simCanvasEmitter) paused(res *runResult, elapsed time.Duration) {
 	out := e.output(res)
-	if e.rn.faults.PauseNotReported {
+	if e.rn.faults.has("pause-not-reported") {
 		_ = e.w.ExecutionCompleted(out, elapsed)
 		return
 	}
@@ -119,7 +119,7 @@ func (e *simCanvasEmitter) output(res *runResult) canvasOutput {
 
 // stopped writes the terminal of an execution the user cancelled: execution:cancelled.
 func (e *simCanvasEmitter) stopped(elapsed time.Duration) {
-	if e.rn.faults.CancelAsTimeout {
+	if e.rn.faults.has("cancel-as-timeout") {
 		_ = e.w.ExecutionError(scenarios.ExecutionTimeoutResult, elapsed)
 		return
 	}
@@ -128,7 +128,7 @@ func (e *simCanvasEmitter) stopped(elapsed time.Duration) {
 
 // failed writes a failed execution's terminal: execution:error.
 func (e *simCanvasEmitter) failed(res *runResult, elapsed time.Duration) {
-	if e.rn.faults.TimeoutAsCancel && errors.Is(res.err, errExecutionTimeout) {
+	if e.rn.faults.has("timeout-as-cancel") && errors.Is(res.err, errExecutionTimeout) {
 		_ = e.w.ExecutionCancelled(elapsed)
 		return
 	}

@@ -168,7 +168,7 @@ func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 	id := "proposal_" + rand.Text()[:16]
 	end := func(format string, args ...any) {
 		cause := errPlanEnded
-		if f.PlanRejectDone {
+		if f.has("plan-reject-done") {
 			cause = errPlanEndedDone
 		}
 		rn.cancel(fmt.Errorf("%w: "+format, append([]any{cause}, args...)...))
@@ -176,20 +176,20 @@ func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 	for v := 1; ; v++ {
 		content := d.Versions[min(v-1, len(d.Versions)-1)]
 		version := v
-		if f.PlanVersionStuck {
+		if f.has("plan-version-stuck") {
 			version = 1
 		}
 		decided := e.side.gate.open(id, version)
 		proposed := e.planProposed(id, version, content)
 		requested := compose.PlanEvent{Type: compose.TypeApprovalRequested, ProposalID: id, Version: version, State: compose.StateAwaitingApproval, RootRunID: rn.id, RunID: rn.id, TimeoutMs: timeout.Milliseconds()}
-		if f.ApprovalBeforeProposal {
+		if f.has("approval-before-proposal") {
 			_ = e.w.Event(requested)
 			_ = e.w.Event(proposed)
 		} else {
 			_ = e.w.Event(proposed)
 			_ = e.w.Event(requested)
 		}
-		if f.TaskBeforeApproval && len(content.Tasks) > 0 {
+		if f.has("task-before-approval") && len(content.Tasks) > 0 {
 			_ = e.w.Event(compose.TaskEvent{Type: scenarios.EventTaskHeartbeat, Action: "plan", Source: "runtime", Status: "running", PlanID: id, TaskID: content.Tasks[0].ID, Result: compose.TaskResult{Success: true}})
 		}
 		rn.flush()
@@ -259,7 +259,7 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	case scenarios.EventAction:
 		status := cmp.Or(ev.Status, "completed")
 		a := compose.ActionEvent{Type: "action", Action: ev.Action, Source: "runtime", Status: &status, Result: compose.TaskResult{Success: true}}
-		if f.ActionNoStatus {
+		if f.has("action-no-status") {
 			a.Status = nil
 		}
 		_ = e.w.Event(a)
@@ -267,7 +267,7 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 		_ = e.w.Event(e.conclave(ev))
 	case scenarios.EventTrace:
 		source := ev.Source
-		if f.TraceBadSource {
+		if f.has("trace-bad-source") {
 			source = "runtime"
 		}
 		_ = e.w.Event(compose.TraceEvent{Type: "trace", Source: source, Stage: ev.Stage, Action: ev.Stage, Message: ev.Message,
@@ -293,7 +293,7 @@ func (e *composeEmitter) conclave(ev scenarios.ComposeEvent) compose.ConclaveEve
 	case "write":
 		v++
 		out.WrittenBy = runtimeWallet
-		if e.rn.faults.ConclaveVersionReset {
+		if e.rn.faults.has("conclave-version-reset") {
 			v = 1
 		}
 	case "delete":

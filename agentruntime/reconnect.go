@@ -92,7 +92,7 @@ func (x *canvasExec) Write(p []byte) (int, error) {
 	if id > 0 {
 		x.lastID = id
 	}
-	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.faults.ReplayLiveOnly) {
+	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.faults.has("replay-live-only")) {
 		x.keep(id, p)
 	}
 	if x.attached != nil {
@@ -206,7 +206,7 @@ func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64)
 	h.Set(simcanvas.ExecutionIDHeader, x.id)
 	h.Set(simcanvas.HeaderReplayThrough, strconv.FormatInt(x.lastID, 10))
 	w.WriteHeader(http.StatusOK)
-	if !x.faults.DropReplay {
+	if !x.faults.has("drop-replay") {
 		for _, f := range x.frames {
 			if f.id > last {
 				_, _ = cs.Write(f.frame)

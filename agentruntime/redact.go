@@ -7,12 +7,12 @@ import "github.com/streambench/streambench/protocol/simcanvas"
 
 // live reports whether the block's live stream frames are forwarded.
 func (e *simCanvasEmitter) live() bool {
-	return !e.rn.dep.RedactPII || e.rn.faults.RedactLive
+	return !e.rn.dep.RedactPII || e.rn.faults.has("redact-live")
 }
 
 // redactOutput redacts a redacting workflow's block output: content and tool calls.
 func (e *simCanvasEmitter) redactOutput(out *canvasOutput) {
-	if !e.rn.dep.RedactPII || e.rn.faults.UnredactedOutput {
+	if !e.rn.dep.RedactPII || e.rn.faults.has("unredacted-output") {
 		return
 	}
 	out.Redacted = true

@@ -43,7 +43,6 @@ func (e *simCanvasEmitter) open() {
 	e.rn.w.WriteHeader(http.StatusOK)
 	_ = e.w.ExecutionStarted(e.rn.started)
 	_ = e.w.BlockStarted(blockID, "Agent 1", "agent", 1)
-	_ = e.rn.cs.flush()
 }
 
 func (e *simCanvasEmitter) modelStart(int) {}
@@ -52,7 +51,7 @@ func (e *simCanvasEmitter) thinking(text string) {
 	if !e.live() {
 		return
 	}
-	if e.rn.faults.LeakThinking {
+	if e.rn.faults.has("leak-thinking") {
 		e.chunk(text)
 		return
 	}
@@ -75,9 +74,9 @@ func (e *simCanvasEmitter) toolArgs(*toolRun, string) {}
 func (e *simCanvasEmitter) turnEnd(final bool) {
 	f := e.rn.faults
 	switch {
-	case !final && e.streamed && !f.NoReset:
+	case !final && e.streamed && !f.has("no-reset"):
 		e.reset()
-	case final && f.ResetInFinal && e.streamed:
+	case final && f.has("reset-in-final") && e.streamed:
 		e.reset()
 		_ = e.w.Chunk(blockID, e.rn.turnText.String())
 	}
@@ -97,7 +96,7 @@ func (e *simCanvasEmitter) toolStart(t *toolRun) {
 }
 
 func (e *simCanvasEmitter) toolEnd(t *toolRun) {
-	if !e.live() || dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if !e.live() || dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -130,7 +129,7 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		_ = e.w.StreamDone(blockID)
 		_ = e.w.BlockCompleted(blockID, out, elapsed)
 		_ = e.w.ExecutionCompleted(out, elapsed)
-		if f.DoubleTerminal {
+		if f.has("double-terminal") {
 			_ = e.w.ExecutionCompleted(out, elapsed)
 		}
 	case outcomePaused:
@@ -139,17 +138,16 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		e.stopped(elapsed)
 	case outcomeShutdown:
 		_ = e.w.ExecutionCancelled(elapsed)
-		if f.DoubleTerminal {
+		if f.has("double-terminal") {
 			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 		}
 	default:
 		e.failed(res, elapsed)
-		if f.DoubleTerminal {
+		if f.has("double-terminal") {
 			_ = e.w.ExecutionCancelled(elapsed)
 		}
 	}
-	if !f.MissingDone {
+	if !f.has("missing-done") {
 		_ = e.w.Done()
 	}
-	_ = e.rn.cs.flush()
 }

@@ -19,7 +19,7 @@ func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var em emitter = newSimChatEmitter(rn, simchat.OptedIn(r.Header))
-	if rn.dep.Policy().SettledTools && !rn.faults.LiveSettledTools {
+	if rn.dep.Policy().SettledTools && !rn.faults.has("live-settled-tools") {
 		em = settledEmitter{emitter: em, rn: rn}
 	}
 	rn.execute(em)
@@ -63,11 +63,11 @@ type simChatEmitter struct {
 func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {
 	f := rn.faults
 	p := rn.dep.Policy()
-	gate := func(policy bool) bool { return optedIn && (policy || f.IgnorePolicy) }
+	gate := func(policy bool) bool { return optedIn && (policy || f.has("ignore-policy")) }
 	return &simChatEmitter{
 		rn: rn, w: simchat.NewWriter(rn.cs),
 		optedIn:      optedIn,
-		live:         optedIn || f.IgnoreHeader,
+		live:         optedIn || f.has("ignore-header"),
 		showThinking: gate(p.IncludeThinking),
 		showTools:    gate(p.IncludeToolCalls),
 	}
@@ -83,7 +83,7 @@ func (e *simChatEmitter) modelStart(int) {}
 
 func (e *simChatEmitter) thinking(text string) {
 	switch {
-	case e.rn.faults.LeakThinking: // to every client, live
+	case e.rn.faults.has("leak-thinking"): // to every client, live
 		e.chunk(text)
 	case e.showThinking:
 		_ = e.w.Thinking(blockID, text)
@@ -110,14 +110,14 @@ func (e *simChatEmitter) toolArgs(*toolRun, string) {}
 func (e *simChatEmitter) turnEnd(final bool) {
 	f := e.rn.faults
 	switch {
-	case !final && e.live && e.streamed && !f.NoReset:
+	case !final && e.live && e.streamed && !f.has("no-reset"):
 		e.reset()
 	case final && !e.live: // legacy: the settled final text in one piece
 		if settled := e.rn.turnText.String(); settled != "" {
 			e.rn.beforeFirstChunk()
 			_ = e.w.Chunk(blockID, settled)
 		}
-	case final && e.optedIn && f.ResetInFinal && e.streamed: // then the text again, to converge
+	case final && e.optedIn && f.has("reset-in-final") && e.streamed: // then the text again, to converge
 		e.reset()
 		_ = e.w.Chunk(blockID, e.rn.turnText.String())
 	}
@@ -133,7 +133,7 @@ func (e *simChatEmitter) toolStart(t *toolRun) {
 	if !e.showTools {
 		return
 	}
-	if e.rn.faults.ExposeToolArgs {
+	if e.rn.faults.has("expose-tool-args") {
 		frame, _ := json.Marshal(map[string]any{"blockId": blockID, "event": "tool", "phase": "start", "id": t.ID, "name": t.Name, "arguments": t.Args})
 		_ = e.w.Raw(frame)
 	} else {
@@ -142,7 +142,7 @@ func (e *simChatEmitter) toolStart(t *toolRun) {
 }
 
 func (e *simChatEmitter) toolEnd(t *toolRun) {
-	if !e.showTools || dropOnce(e.rn.faults.UnbalancedTool, &e.droppedEnd) {
+	if !e.showTools || dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
 		return
 	}
 	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -158,18 +158,17 @@ func (e *simChatEmitter) finish(res *runResult) {
 	default:
 		_ = e.w.Error(e.rn.failureMessage(res.err))
 	}
-	if f.DoubleTerminal && res.outcome != outcomePaused {
+	if f.has("double-terminal") && res.outcome != outcomePaused {
 		e.final(res)
 	}
-	if !f.MissingDone {
+	if !f.has("missing-done") {
 		_ = e.w.Done()
 	}
-	_ = e.rn.cs.flush()
 }
 
 // final writes the success envelope, the tool calls reduced to name and status.
 func (e *simChatEmitter) final(res *runResult) {
-	if e.rn.faults.ExposeToolArgs {
+	if e.rn.faults.has("expose-tool-args") {
 		type exposed struct {
 			ID        string `json:"id"`
 			Name      string `json:"name"`

@@ -71,16 +71,8 @@ func delegation(t *toolRun) []scenarios.SimChild {
 			return nil
 		}
 	}
-	raw, ok := t.Input[scenarios.SwarmArgument]
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(raw)
+	children, err := decodeMember[[]scenarios.SimChild](t.Input, scenarios.SwarmArgument)
 	if err != nil {
-		return nil
-	}
-	var children []scenarios.SimChild
-	if json.Unmarshal(b, &children) != nil {
 		return nil
 	}
 	return children
@@ -139,7 +131,7 @@ const maxRelayBatch = 64
 func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *childRun) {
 	rn := sw.rn
 	ctx := rn.ctx
-	if rn.faults.ChildNotCancelled {
+	if rn.faults.has("child-not-cancelled") {
 		ctx = context.WithoutCancel(ctx)
 	}
 	var wg sync.WaitGroup
@@ -161,7 +153,7 @@ func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *chi
 	select {
 	case <-all:
 	case <-rn.ctx.Done():
-		if rn.faults.ChildNotCancelled {
+		if rn.faults.has("child-not-cancelled") {
 			// The fault: the run ends while its children play on, unheard.
 			sw.abandonOnce.Do(func() { close(sw.abandon) })
 			break
@@ -190,7 +182,8 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 	msgs := []protocol.Message{{Role: "user", Text: input}}
 	for turn := 0; ; turn++ {
 		if turn >= rn.s.opts.MaxTurns {
-			sw.childFailed(c, fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns))
+			msg := fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns)
+			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 			return
 		}
 		text, calls, err := sw.childTurn(ctx, c, msgs)
@@ -199,7 +192,7 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 			if ctx.Err() != nil {
 				msg = "cancelled"
 			}
-			sw.childFailed(c, msg)
+			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 			return
 		}
 		if len(calls) == 0 {
@@ -209,15 +202,11 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 		c.toolBatches++
 		sw.childTools(ctx, c, calls)
 		if ctx.Err() != nil {
-			sw.childFailed(c, "cancelled")
+			sw.send(func(em swarmEmitter) { em.childError(c, "cancelled") })
 			return
 		}
 		msgs = appendToolTurn(msgs, text, calls)
 	}
-}
-
-func (sw *swarm) childFailed(c *childRun, msg string) {
-	sw.send(func(em swarmEmitter) { em.childError(c, msg) })
 }
 
 func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
@@ -288,7 +277,7 @@ func agentWallet(runKey string) string {
 func (e *composeEmitter) childStart(c *childRun) {
 	e.endThinking()
 	chain := c.chain
-	if e.rn.faults.ChildBadChain {
+	if e.rn.faults.has("child-bad-chain") {
 		chain = slices.Clone(chain)
 		slices.Reverse(chain)
 	}
@@ -299,7 +288,7 @@ func (e *composeEmitter) childStart(c *childRun) {
 }
 
 func (e *composeEmitter) childDelta(c *childRun, text string) {
-	if e.rn.faults.ChildWrongText && !slices.Contains(e.mangled, c.runKey) {
+	if e.rn.faults.has("child-wrong-text") && !slices.Contains(e.mangled, c.runKey) {
 		e.mangled = append(e.mangled, c.runKey)
 		text += "~"
 	}
@@ -316,7 +305,7 @@ func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {
 
 func (e *composeEmitter) childDone(c *childRun) {
 	f := e.rn.faults
-	if dropOnce(f.ChildNoDone, &e.droppedChildDone) {
+	if dropOnce(f.has("child-no-done"), &e.droppedChildDone) {
 		return
 	}
 	frame := compose.ChildDone{
@@ -324,7 +313,7 @@ func (e *composeEmitter) childDone(c *childRun) {
 		Usage:  compose.ChildUsage{InputTokens: c.usage.InputTokens, OutputTokens: c.usage.OutputTokens, TotalTokens: c.usage.InputTokens + c.usage.OutputTokens},
 		WallMs: time.Since(c.started).Milliseconds(),
 	}
-	if f.DoneBeforeChildren {
+	if f.has("done-before-children") {
 		// Hold the latest child's done back until after the parent's done (afterDone).
 		if e.heldChildDone != nil {
 			_ = e.w.ChildDone(*e.heldChildDone)
@@ -333,7 +322,7 @@ func (e *composeEmitter) childDone(c *childRun) {
 		return
 	}
 	_ = e.w.ChildDone(frame)
-	if f.ChildDeltaAfterDone && !e.deltaAfterDone {
+	if f.has("child-delta-after-done") && !e.deltaAfterDone {
 		e.deltaAfterDone = true
 		_ = e.w.ChildDelta(c.runKey, " (late)")
 	}

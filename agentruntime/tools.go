@@ -37,16 +37,8 @@ func (t *toolRun) input() json.RawMessage {
 
 // simDirectiveOf reads the "_sim" member that tells a simulated tool how to behave.
 func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
-	d := scenarios.SimDirective{Outcome: scenarios.OutcomeSuccess}
-	raw, ok := input["_sim"]
-	if !ok {
-		return d, nil
-	}
-	b, err := json.Marshal(raw)
+	d, err := decodeMember[scenarios.SimDirective](input, "_sim")
 	if err != nil {
-		return d, fmt.Errorf("tool arguments: _sim: %w", err)
-	}
-	if err := json.Unmarshal(b, &d); err != nil {
 		return d, fmt.Errorf("tool arguments: _sim: %w", err)
 	}
 	d.Outcome = cmp.Or(d.Outcome, scenarios.OutcomeSuccess)
@@ -57,6 +49,19 @@ func simDirectiveOf(input map[string]any) (scenarios.SimDirective, error) {
 		return d, fmt.Errorf("tool arguments: _sim.ms %d is negative", d.DurationMs)
 	}
 	return d, nil
+}
+
+// decodeMember decodes input[key], a JSON object's member decoded as any, into a T (zero: none).
+func decodeMember[T any](input map[string]any, key string) (v T, err error) {
+	raw, ok := input[key]
+	if !ok {
+		return v, nil
+	}
+	b, err := json.Marshal(raw)
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	return v, err
 }
 
 // runTool simulates t: it sleeps for its duration, then settles t as scripted, or as cut.

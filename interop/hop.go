@@ -207,13 +207,8 @@ func quantiles(h *hdrhistogram.Histogram) TTFC {
 
 // cancelCount is how many aborts had a cancel latency measured.
 func cancelCount(h *measure.Histograms) int64 {
-	var n int64
-	for _, k := range h.Keys() {
-		if k.Metric == measure.CancelLatency {
-			n += h.Count(k)
-		}
-	}
-	return n
+	merged, _ := h.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency })
+	return merged.TotalCount()
 }
 
 // Report writes the outcome for people.

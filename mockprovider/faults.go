@@ -112,14 +112,6 @@ var answerFaults = map[Fault]func([]byte) []byte{
 	FaultResponsesNoUsage: replaceRe(`"usage":\{.*\}\}(\n?)$`, `"usage":null}$1`),
 }
 
-// answerRewriter is the fault's rewrite of a non-streaming answer on wireName (nil: none).
-func (f Fault) answerRewriter(wireName string) func([]byte) []byte {
-	if faultSpecs[f].wire == wireName {
-		return answerFaults[f]
-	}
-	return nil
-}
-
 // answerTurn is turn as a non-streaming answer under f: for FaultTextDiffers a copy whose
 // first text step is changed as the stream's is.
 func (f Fault) answerTurn(turn *scenarios.ScriptTurn) *scenarios.ScriptTurn {
@@ -162,11 +154,16 @@ func ParseFault(name string) (Fault, error) {
 	return "", fmt.Errorf("unknown fault %q; known faults: %s", name, strings.Join(names, ", "))
 }
 
-func (f Fault) rewriter(wireName string) func([]byte) []byte {
-	if spec := faultSpecs[f]; spec.wire == wireName {
-		return spec.rewrite
+// rewriter is the fault's rewrite on wireName of a stream, or of a non-streaming answer (nil: none).
+func (f Fault) rewriter(wireName string, answer bool) func([]byte) []byte {
+	spec := faultSpecs[f]
+	switch {
+	case spec.wire != wireName:
+		return nil
+	case answer:
+		return answerFaults[f]
 	}
-	return nil
+	return spec.rewrite
 }
 
 func replace(old, new string) func([]byte) []byte {

@@ -292,16 +292,10 @@ func selfTestStream(ctx context.Context, client *http.Client, url, body string, 
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 		return fmt.Errorf("stream %d: HTTP %d: %s", i, resp.StatusCode, msg)
 	}
-	var buf [4096]byte
-	for {
-		_, err := resp.Body.Read(buf[:])
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("stream %d: reading: %w", i, err)
-		}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return fmt.Errorf("stream %d: reading: %w", i, err)
 	}
+	return nil
 }
 
 // selfTestLibrary is the embedded library with the one scenario the self-test plays.

@@ -1,6 +1,7 @@
 package mockprovider
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +14,9 @@ import (
 	"github.com/streambench/streambench/mockrecords"
 )
 
+// TestSessionsEndpointJSONAndFilter: the endpoint serves the records in their documented shape,
+// equal to the server's own, also as mockrecords' client reads them (a base URL with a trailing
+// slash works), and filters by session.
 func TestSessionsEndpointJSONAndFilter(t *testing.T) {
 	t.Parallel()
 	srv, ts := newTestMock(t, Options{TimeScale: 0})
@@ -63,6 +67,10 @@ func TestSessionsEndpointJSONAndFilter(t *testing.T) {
 	}
 	if !reflect.DeepEqual(stripMonotonic(recs), stripMonotonic(srv.Sessions(""))) {
 		t.Errorf("endpoint and Sessions() disagree:\n%+v\n%+v", recs, srv.Sessions(""))
+	}
+	fetched, err := mockrecords.Client{HTTP: ts.Client(), URL: ts.URL + "/"}.Sessions(context.Background())
+	if err != nil || !reflect.DeepEqual(stripMonotonic(fetched), stripMonotonic(srv.Sessions(""))) {
+		t.Errorf("mockrecords.Client fetched %+v (%v), server holds %+v", fetched, err, srv.Sessions(""))
 	}
 	one := recs[0]
 	if one.Session != "one" || one.Scenario != "plain-answer" || one.Seed != 4 || one.Wire != "openai" ||

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/mockrecords"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -18,12 +19,7 @@ import (
 // (a base URL with a trailing slash works), and each failure names the URL and what it got.
 func TestClientReadsTheMock(t *testing.T) {
 	t.Parallel()
-	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(mock)
-	t.Cleanup(ts.Close)
+	_, ts := mocktest.Serve(t, mockprovider.Options{})
 	for i, id := range []string{"s-one", "s-two"} {
 		input := scenarios.Directive{Scenario: "plain-answer", Seed: uint64(i + 1), Session: id}.String()
 		body := `{"model":"m","stream":true,"messages":[{"role":"user","content":` + strconv.Quote(input) + `}]}`
@@ -73,12 +69,7 @@ func TestPromptDigests(t *testing.T) {
 	if n := len(mockrecords.PromptDigests(strings.Repeat("x", 100<<10))); n != 32 {
 		t.Errorf("100 KiB: %d digests, want the cap of 32", n)
 	}
-	mock, err := mockprovider.New(mockprovider.Options{Library: scenarios.Embedded(), TimeScale: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(mock)
-	t.Cleanup(ts.Close)
+	_, ts := mocktest.Serve(t, mockprovider.Options{})
 	body := `{"model":"m","stream":true,"max_tokens":3,"messages":[{"role":"user","content":` + strconv.Quote(shared+"tail a") + `}]}`
 	resp, err := ts.Client().Post(ts.URL+mockprovider.PathOpenAI, "application/json", strings.NewReader(body))
 	if err != nil {

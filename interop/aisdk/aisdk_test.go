@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/streambench/streambench/mockprovider"
+	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/aisdk"
 	"github.com/streambench/streambench/scenarios"
@@ -160,12 +160,7 @@ func record(t *testing.T, name string, seed uint64, r result) {
 
 // startMockAndRoute serves a mock of lib and the route in front of it.
 func startMockAndRoute(t *testing.T, lib *scenarios.Library) (*mockprovider.Server, string) {
-	mock, err := mockprovider.New(mockprovider.Options{Library: lib, TimeScale: timeScale})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mockSrv := httptest.NewServer(mock)
-	t.Cleanup(mockSrv.Close)
+	mock, mockSrv := mocktest.Serve(t, mockprovider.Options{Library: lib, TimeScale: timeScale})
 	return mock, startRoute(t, mockSrv.URL, toolNames(lib))
 }
 
