@@ -107,3 +107,38 @@ func MatchToolCall(script []scenarios.ScriptToolCall, used []bool, id, name stri
 	}
 	return -1
 }
+
+// DoneMarker follows a stream's data: [DONE] end marker, raw or (Quoted) the JSON string "[DONE]".
+type DoneMarker struct {
+	Quoted bool // the wire's marker is the JSON string "[DONE]"
+	Done   bool // the marker arrived
+	after  int
+}
+
+// Is reports whether data is the end marker in either form; the wire's other form breaks R-framing.
+func (d *DoneMarker) Is(v *Violations, data []byte) bool {
+	raw, quoted := string(data) == "[DONE]", string(data) == `"[DONE]"`
+	switch {
+	case raw && d.Quoted:
+		v.Add(RFraming, `expected the end marker as the JSON string "[DONE]", saw raw [DONE]`)
+	case quoted && !d.Quoted:
+		v.Add(RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+	}
+	return raw || quoted
+}
+
+// After reports whether the marker arrived already; the first frame after it breaks R-terminal,
+// quoting at most n bytes of its data.
+func (d *DoneMarker) After(v *Violations, data []byte, n int) bool {
+	if !d.Done {
+		return false
+	}
+	if d.after++; d.after == 1 {
+		marker := "[DONE]"
+		if d.Quoted {
+			marker = `"[DONE]"`
+		}
+		v.Add(RTerminal, "expected nothing after %s, saw %s", marker, Quote(data, n))
+	}
+	return true
+}

@@ -78,8 +78,7 @@ type Checker struct {
 	completeAtTerminal bool   // the whole answer had arrived when the terminal did
 	terminals          int
 	receipts           int
-	done               bool
-	afterDone          int
+	end                protocol.DoneMarker
 	scan               jsonwire.Scanner       // decodes the fast path's strings
 	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
 	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
@@ -102,11 +101,7 @@ func NewChecker(s *protocol.Session) *Checker {
 
 // Observe classifies one event and judges what can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	if c.done {
-		c.afterDone++
-		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", protocol.Quote(string(ev.Data), 80))
-		}
+	if c.end.After(&c.v, ev.Data, 80) {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	data := bytes.TrimSpace(ev.Data)
@@ -118,11 +113,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.v.Add(protocol.RFraming, "unknown named event %q (only receipt and compose.receipt are named)", ev.Type)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	switch string(data) {
-	case "[DONE]":
-		return c.onDone()
-	case `"[DONE]"`:
-		c.v.Add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+	if c.end.Is(&c.v, data) {
 		return c.onDone()
 	}
 	if c.terminals == 0 && !c.generalOnly {
@@ -550,7 +541,7 @@ func (c *Checker) onDone() protocol.Observation {
 	if c.terminals == 0 {
 		c.v.Add(protocol.RTerminal, "expected %s before [DONE], saw no terminal", c.wantTerminal())
 	}
-	c.done = true
+	c.end.Done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
@@ -563,7 +554,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if clean {
 		if c.terminals == 0 {
 			c.v.Add(protocol.RTerminal, "expected %s then [DONE], the stream ended without a terminal", c.wantTerminal())
-		} else if !c.done {
+		} else if !c.end.Done {
 			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.terminal)
 		}
 		if c.thinkingOpen {
