@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -203,8 +204,7 @@ func observeAll(s *protocol.Session, opts Options, frames []string, aborted bool
 // not reach, each with the rule it breaks (nil: allowed).
 func TestPartRules(t *testing.T) {
 	t.Parallel()
-	sc, _ := scenarios.Embedded().Get("plain-answer")
-	exp := sc.Render(1).Expected()
+	exp := dialecttest.Script(t, "plain-answer", 1).Expected()
 	text := exp.Turns[0].Text
 	cut := strings.IndexByte(text, ' ') + 1 // a piece boundary on a rune boundary
 	start, end := part("type", "finish"), "[DONE]"
@@ -261,8 +261,7 @@ func TestPartRules(t *testing.T) {
 // TestToolOutputs: preliminary outputs do not settle a call; two final outputs are wrong.
 func TestToolOutputs(t *testing.T) {
 	t.Parallel()
-	sc, _ := scenarios.Embedded().Get("preamble-tool")
-	script := sc.Render(2)
+	script := dialecttest.Script(t, "preamble-tool", 2)
 	clean := scriptParts(script, false, false)
 	i := index(clean, `"tool-output-available"`)
 	for _, tc := range []struct {
@@ -292,8 +291,7 @@ func TestToolOutputs(t *testing.T) {
 // passes, a wrong prefix still fails.
 func TestAborted(t *testing.T) {
 	t.Parallel()
-	sc, _ := scenarios.Embedded().Get("abort-mid-answer")
-	script := sc.Render(5)
+	script := dialecttest.Script(t, "abort-mid-answer", 5)
 	parts := scriptParts(script, false, false)
 	prefix := parts[:len(parts)/2]
 	if v := observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, prefix, true); len(v) != 0 {

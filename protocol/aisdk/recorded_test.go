@@ -8,18 +8,13 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // recordedSession is the session the recording was made for; a scripted abort or stop makes it
 // an aborted one, as the driver that recorded it left there.
 func recordedSession(t *testing.T, rec protocol.Recording) *protocol.Session {
 	t.Helper()
-	sc, ok := scenarios.Embedded().Get(rec.Scenario)
-	if !ok {
-		t.Fatalf("recording of unknown scenario %s", rec.Scenario)
-	}
-	script := sc.Render(rec.Seed)
+	script := dialecttest.Script(t, rec.Scenario, rec.Seed)
 	return &protocol.Session{Expected: script.Expected(), Aborted: script.Client.Abort != nil || script.Client.Stop != nil}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -87,8 +88,7 @@ func execution(t *testing.T, pieces []string, output string, live bool) [][]byte
 // pieces splits the final text of plain-answer (seed 1) into its scripted chunks.
 func plainAnswer(t *testing.T) (*protocol.Session, []string) {
 	t.Helper()
-	sc, _ := scenarios.Embedded().Get("plain-answer")
-	script := sc.Render(1)
+	script := dialecttest.Script(t, "plain-answer", 1)
 	var pieces []string
 	for _, st := range script.Turns[0].Steps {
 		if st.Kind == scenarios.StepText {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
 )
 
 // ReadRecording reads the recording at path; an unreadable or empty one fails t.
@@ -36,6 +37,14 @@ type Capture struct {
 	Seed     uint64
 	// Raw is the whole stream, the comment line included (an SSE decoder skips it).
 	Raw string
+}
+
+// Session is the session c played: its directive with the prompt "go", to target.
+func (c Capture) Session(t testing.TB, target string) *protocol.Session {
+	t.Helper()
+	id := "capture-" + c.Scenario
+	return &protocol.Session{ID: id, Target: target, Expected: Script(t, c.Scenario, c.Seed).Expected(),
+		Input: scenarios.Directive{Scenario: c.Scenario, Seed: c.Seed, Session: id}.String() + " go"}
 }
 
 // ReadCapture reads the gzipped capture at path, failing t on a bad one.
