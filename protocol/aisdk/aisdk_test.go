@@ -67,17 +67,6 @@ func playCounting(t *testing.T, d *Dialect, baseURL string, s *protocol.Session)
 	return append(v, c.Finish(streamErr)...), tokens
 }
 
-func rules(v []protocol.Violation) []protocol.Rule {
-	var out []protocol.Rule
-	for _, x := range v {
-		if !slices.Contains(out, x.Rule) {
-			out = append(out, x.Rule)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestLibraryPasses: every embedded scenario, streamed as a streamText route streams it, has no
 // violation, against the script and without it, and with reasoning forwarded or not.
 func TestLibraryPasses(t *testing.T) {
@@ -173,12 +162,12 @@ func TestBreakages(t *testing.T) {
 			t.Fatalf("%s: scenario %s has nothing to break", tc.b, tc.scenario)
 		}
 		v := play(t, New(tc.opts), srv.URL, session(sc, 3))
-		if got := rules(v); !slices.Equal(got, sortedRules(tc.want)) {
+		if got := dialecttest.SortedRules(v); !slices.Equal(got, sortedRules(tc.want)) {
 			t.Errorf("%s on %s: rules %v, want %v (%v)", tc.b, tc.scenario, got, tc.want, v)
 		}
 		tc.opts.NoGroundTruth = true
 		v = play(t, New(tc.opts), srv.URL, session(sc, 3))
-		if got := rules(v); !slices.Equal(got, sortedRules(tc.structural)) {
+		if got := dialecttest.SortedRules(v); !slices.Equal(got, sortedRules(tc.structural)) {
 			t.Errorf("%s on %s without ground truth: rules %v, want %v (%v)", tc.b, tc.scenario, got, tc.structural, v)
 		}
 	}
@@ -252,7 +241,7 @@ func TestPartRules(t *testing.T) {
 		if tc.want != "" {
 			want = []protocol.Rule{tc.want}
 		}
-		if got := rules(v); !slices.Equal(got, want) {
+		if got := dialecttest.SortedRules(v); !slices.Equal(got, want) {
 			t.Errorf("%s: rules %v, want %v (%v)", tc.name, got, want, v)
 		}
 	}
@@ -281,7 +270,7 @@ func TestToolOutputs(t *testing.T) {
 			frames = slices.Insert(frames, i, tc.extra)
 		}
 		s := &protocol.Session{Expected: script.Expected()}
-		if got := rules(observeAll(s, Options{NoReasoning: true}, frames, false)); !slices.Equal(got, tc.want) {
+		if got := dialecttest.SortedRules(observeAll(s, Options{NoReasoning: true}, frames, false)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: rules %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -297,11 +286,11 @@ func TestAborted(t *testing.T) {
 	if v := observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, prefix, true); len(v) != 0 {
 		t.Errorf("aborted prefix: %v", v)
 	}
-	if v := observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, prefix, false); !slices.Equal(rules(v), []protocol.Rule{protocol.RTerminal}) {
-		t.Errorf("the same prefix not aborted: rules %v, want [R-terminal]", rules(v))
+	if v := observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, prefix, false); !slices.Equal(dialecttest.SortedRules(v), []protocol.Rule{protocol.RTerminal}) {
+		t.Errorf("the same prefix not aborted: rules %v, want [R-terminal]", dialecttest.SortedRules(v))
 	}
 	wrong, _ := breakParts(slices.Clone(prefix), script, breakText)
-	if got := rules(observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, wrong, true)); !slices.Equal(got, []protocol.Rule{RText}) {
+	if got := dialecttest.SortedRules(observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, wrong, true)); !slices.Equal(got, []protocol.Rule{RText}) {
 		t.Errorf("aborted wrong prefix: rules %v, want [R-aisdk-text]", got)
 	}
 }

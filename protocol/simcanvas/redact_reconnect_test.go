@@ -115,17 +115,6 @@ func observeAll(t *testing.T, c protocol.Checker, frames [][]byte) {
 	}
 }
 
-func rulesOf(vs []protocol.Violation) []protocol.Rule {
-	var out []protocol.Rule
-	for _, v := range vs {
-		if !slices.Contains(out, v.Rule) {
-			out = append(out, v.Rule)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 func TestRedactedChecker(t *testing.T) {
 	t.Parallel()
 	s, pieces := plainAnswer(t)
@@ -159,7 +148,7 @@ func TestRedactedChecker(t *testing.T) {
 			}
 			ch := c.NewChecker(tc.s)
 			observeAll(t, ch, tc.frames)
-			if got := rulesOf(ch.Finish(nil)); !slices.Equal(got, tc.want) {
+			if got := dialecttest.SortedRules(ch.Finish(nil)); !slices.Equal(got, tc.want) {
 				t.Errorf("rules %v, want %v", got, tc.want)
 			}
 		})
@@ -249,7 +238,7 @@ func TestReconnectChecker(t *testing.T) {
 			observeAll(t, ch, first)
 			ch.(protocol.ReconnectObserver).Reconnected("4", http.Header{HeaderReplayThrough: {tc.through}})
 			observeAll(t, ch, tc.resumed)
-			if got := rulesOf(ch.Finish(nil)); !slices.Equal(got, tc.want) {
+			if got := dialecttest.SortedRules(ch.Finish(nil)); !slices.Equal(got, tc.want) {
 				t.Errorf("rules %v, want %v", got, tc.want)
 			}
 		})
