@@ -31,10 +31,7 @@ func replay(t *testing.T, s *protocol.Session, frames []string) []protocol.Viola
 func TestRecordedRouteStreams(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("testdata", "interop", "ai-7.0.173")
-	paths, err := filepath.Glob(filepath.Join(dir, "*.frames"))
-	if err != nil || len(paths) != 18 {
-		t.Fatalf("recordings: %d files, %v; want 18", len(paths), err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join(dir, "*.frames"), 18)
 	for _, path := range paths {
 		rec := dialecttest.ReadRecording(t, path)
 		if v := replay(t, recordedSession(t, rec), rec.Frames); len(v) != 0 {

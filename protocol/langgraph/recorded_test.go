@@ -21,10 +21,7 @@ import (
 // it), so the checker does read what the server sent.
 func TestRecordedDevServerStreams(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join("testdata", "langgraph-dev", "*.sse.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no recordings in testdata/langgraph-dev: %v", err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join("testdata", "langgraph-dev", "*.sse.gz"), 0)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			rec := dialecttest.ReadCapture(t, path)

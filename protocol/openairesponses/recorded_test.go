@@ -64,10 +64,7 @@ func judgeRecorded(t *testing.T, r dialecttest.Capture) ([]protocol.Rule, bool) 
 // A checker that stopped seeing one of them, or saw more, fails this test.
 func TestRecordedOllama(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join("testdata", "ollama", "*.sse.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no recordings in testdata/ollama: %v", err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join("testdata", "ollama", "*.sse.gz"), 0)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			rec := dialecttest.ReadCapture(t, path)

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -24,6 +25,16 @@ func ReadRecording(t testing.TB, path string) protocol.Recording {
 		t.Fatalf("%s: expected frames after the header, saw none", path)
 	}
 	return rec
+}
+
+// Recordings lists the files matching pattern, failing t unless there are want (0: at least one).
+func Recordings(t testing.TB, pattern string, want int) []string {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 || (want > 0 && len(paths) != want) {
+		t.Fatalf("%s: %d recordings (%v), want %d (0: any)", pattern, len(paths), err, want)
+	}
+	return paths
 }
 
 // captureHeader is a capture's first line: ": scenario NAME seed N (...)".
