@@ -92,13 +92,33 @@ func CheckEventStream(h http.Header) []Violation {
 	return nil
 }
 
-// MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the
-// earliest unused of its name; -1: none); the caller reports a repeat.
-func MatchToolCall(script []scenarios.ScriptToolCall, used []bool, id, name string) int {
-	for i := range script {
-		if script[i].ID == id {
+// ScriptCalls are a session's scripted tool calls, every turn's in order.
+type ScriptCalls []scenarios.ScriptToolCall
+
+// ScriptedCalls lists exp's tool calls.
+func ScriptedCalls(exp *scenarios.Expected) ScriptCalls {
+	var out ScriptCalls
+	for _, t := range exp.Turns {
+		out = append(out, t.ToolCalls...)
+	}
+	return out
+}
+
+// Index is the position of the call of id, -1 when there is none.
+func (s ScriptCalls) Index(id string) int {
+	for i := range s {
+		if s[i].ID == id {
 			return i
 		}
+	}
+	return -1
+}
+
+// MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the
+// earliest unused of its name; -1: none); the caller reports a repeat.
+func MatchToolCall(script ScriptCalls, used []bool, id, name string) int {
+	if i := script.Index(id); i >= 0 {
+		return i
 	}
 	for i := range script {
 		if !used[i] && script[i].Name == name {

@@ -71,9 +71,7 @@ type Checker struct {
 func NewChecker(s *protocol.Session, opts Options) *Checker {
 	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning}
 	if c.ground {
-		for _, t := range s.Expected.Turns {
-			c.script = append(c.script, t.ToolCalls...)
-		}
+		c.script = protocol.ScriptedCalls(&s.Expected)
 		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 		if !opts.NoReasoning {
 			c.reasoning = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)

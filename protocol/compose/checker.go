@@ -68,6 +68,7 @@ type Checker struct {
 	text               jsonwire.Text // text deltas against every turn's text
 	thinking           jsonwire.Text // reasoning against every turn's thinking
 	thinkingOpen       bool
+	script             protocol.ScriptCalls // every turn's scripted calls
 	calls              []call
 	byIndex            []indexBinding // each wire index's current call
 	openTools          []string       // toolNames of tool_start frames not yet closed, in order
@@ -91,7 +92,7 @@ func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session) *Checker {
-	c := &Checker{s: s, noTruth: s.NoGroundTruth}
+	c := &Checker{s: s, noTruth: s.NoGroundTruth, script: protocol.ScriptedCalls(&s.Expected)}
 	if !c.noTruth {
 		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 		c.thinking = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
@@ -385,12 +386,8 @@ func sameArgs(args, input any) bool {
 }
 
 func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
-	for _, turn := range c.s.Expected.Turns {
-		for _, tc := range turn.ToolCalls {
-			if tc.ID == id {
-				return tc, true
-			}
-		}
+	if i := c.script.Index(id); i >= 0 {
+		return c.script[i], true
 	}
 	return scenarios.ScriptToolCall{}, false
 }
@@ -594,15 +591,13 @@ func (c *Checker) finishArgs(all bool) {
 	if c.noTruth {
 		return // which calls must come is the script's
 	}
-	for _, turn := range c.s.Expected.Turns {
-		for _, tc := range turn.ToolCalls {
-			found := false
-			for i := range c.calls {
-				found = found || c.calls[i].id == tc.ID
-			}
-			if !found {
-				c.v.Add(RArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
-			}
+	for _, tc := range c.script {
+		found := false
+		for i := range c.calls {
+			found = found || c.calls[i].id == tc.ID
+		}
+		if !found {
+			c.v.Add(RArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
 		}
 	}
 }

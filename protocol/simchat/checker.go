@@ -374,12 +374,9 @@ func (c *Checker) finishTools(mode EndMode) {
 		return // without ground truth the gate is judged frame by frame (onTool) alone
 	}
 	seen := c.tracker.Tools()
-	var scripted []scenarios.ScriptToolCall
-	for _, turn := range c.s.Expected.Turns {
-		scripted = append(scripted, turn.ToolCalls...)
-	}
+	scripted := protocol.ScriptedCalls(&c.s.Expected)
 	for _, tool := range seen {
-		i := indexCall(scripted, tool.ID)
+		i := scripted.Index(tool.ID)
 		switch {
 		case i < 0:
 			c.v.Add(RToolGate, "tool %s (%s): not a scripted call", tool.ID, tool.Name)
@@ -401,15 +398,6 @@ func (c *Checker) finishTools(mode EndMode) {
 			c.v.Add(RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, c.toolPrefix+call.Name)
 		}
 	}
-}
-
-func indexCall(calls []scenarios.ScriptToolCall, id string) int {
-	for i := range calls {
-		if calls[i].ID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // plainChunk recognizes the answer frame exactly as the Writer encodes it, with plain strings,
