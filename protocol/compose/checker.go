@@ -669,11 +669,7 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if !ok {
 		return false
 	}
-	args, rest, ok := c.cutString(rest)
-	if !ok {
-		return false
-	}
-	index, ok := indexTail(rest)
+	args, index, ok := c.argsTail(rest)
 	if !ok {
 		return false
 	}
@@ -701,11 +697,7 @@ func (c *Checker) fastArgs(b []byte) bool {
 // fastIndexArgs follows {"type":"tool_args_delta","argsDelta":"…","index":N} (from the
 // argsDelta) for an index bound to a call whose tool_start has not been seen.
 func (c *Checker) fastIndexArgs(b []byte) bool {
-	args, rest, ok := c.cutString(b)
-	if !ok {
-		return false
-	}
-	index, ok := indexTail(rest)
+	args, index, ok := c.argsTail(b)
 	if !ok {
 		return false
 	}
@@ -717,12 +709,15 @@ func (c *Checker) fastIndexArgs(b []byte) bool {
 	return true
 }
 
-// indexTail reads `,"index":N}`.
-func indexTail(rest []byte) (int, bool) {
-	rest, ok := bytes.CutPrefix(rest, []byte(`,"index":`))
-	if !ok {
-		return 0, false
+// argsTail reads `"…","index":N}` from an argsDelta's string to the end: the arguments and the index.
+func (c *Checker) argsTail(b []byte) (args []byte, index int, ok bool) {
+	args, rest, ok := c.cutString(b)
+	if ok {
+		rest, ok = bytes.CutPrefix(rest, []byte(`,"index":`))
 	}
-	index, rest, ok := jsonwire.CutUint(rest, 9)
-	return int(index), ok && string(rest) == "}"
+	var n int64
+	if ok {
+		n, rest, ok = jsonwire.CutUint(rest, 9)
+	}
+	return args, int(n), ok && string(rest) == "}"
 }
