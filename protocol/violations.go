@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"unicode/utf8"
@@ -126,6 +127,14 @@ func MatchToolCall(script ScriptCalls, used []bool, id, name string) int {
 		}
 	}
 	return -1
+}
+
+// DataOnly is ev's trimmed data on a wire of unnamed events: an event: line breaks R-framing.
+func DataOnly(v *Violations, ev *sse.Event) []byte {
+	if ev.Type != "" {
+		v.Add(RFraming, "expected frames without an event: line, saw event %q", ev.Type)
+	}
+	return bytes.TrimSpace(ev.Data)
 }
 
 // DoneMarker follows a stream's data: [DONE] end marker, raw or (Quoted) the JSON string "[DONE]".

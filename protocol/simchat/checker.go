@@ -1,7 +1,6 @@
 package simchat
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -93,10 +92,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	if c.end.After(&c.v, ev.Data, 80) {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if ev.Type != "" {
-		c.v.Add(protocol.RFraming, "expected frames without an event: line, saw event %q", ev.Type)
-	}
-	data := bytes.TrimSpace(ev.Data)
+	data := protocol.DataOnly(&c.v, ev)
 	if c.end.Is(&c.v, data) {
 		return c.onDone()
 	}
