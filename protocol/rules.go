@@ -73,14 +73,11 @@ const (
 	RuleMixed                         // a structural part and a content part (RuleSpec.Content)
 )
 
+var ruleKindNames = [...]string{RuleStructure: "structure", RuleContent: "content", RuleMixed: "mixed"}
+
 func (k RuleKind) String() string {
-	switch k {
-	case RuleStructure:
-		return "structure"
-	case RuleContent:
-		return "content"
-	case RuleMixed:
-		return "mixed"
+	if int(k) < len(ruleKindNames) && ruleKindNames[k] != "" {
+		return ruleKindNames[k]
 	}
 	return "unknown"
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"unicode/utf8"
@@ -92,13 +93,33 @@ func CheckEventStream(h http.Header) []Violation {
 	return nil
 }
 
-// MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the
-// earliest unused of its name; -1: none); the caller reports a repeat.
-func MatchToolCall(script []scenarios.ScriptToolCall, used []bool, id, name string) int {
-	for i := range script {
-		if script[i].ID == id {
+// ScriptCalls are a session's scripted tool calls, every turn's in order.
+type ScriptCalls []scenarios.ScriptToolCall
+
+// ScriptedCalls lists exp's tool calls.
+func ScriptedCalls(exp *scenarios.Expected) ScriptCalls {
+	var out ScriptCalls
+	for _, t := range exp.Turns {
+		out = append(out, t.ToolCalls...)
+	}
+	return out
+}
+
+// Index is the position of the call of id, -1 when there is none.
+func (s ScriptCalls) Index(id string) int {
+	for i := range s {
+		if s[i].ID == id {
 			return i
 		}
+	}
+	return -1
+}
+
+// MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the
+// earliest unused of its name; -1: none); the caller reports a repeat.
+func MatchToolCall(script ScriptCalls, used []bool, id, name string) int {
+	if i := script.Index(id); i >= 0 {
+		return i
 	}
 	for i := range script {
 		if !used[i] && script[i].Name == name {
@@ -106,4 +127,47 @@ func MatchToolCall(script []scenarios.ScriptToolCall, used []bool, id, name stri
 		}
 	}
 	return -1
+}
+
+// DataOnly is ev's trimmed data on a wire of unnamed events: an event: line breaks R-framing.
+func DataOnly(v *Violations, ev *sse.Event) []byte {
+	if ev.Type != "" {
+		v.Add(RFraming, "expected frames without an event: line, saw event %q", ev.Type)
+	}
+	return bytes.TrimSpace(ev.Data)
+}
+
+// DoneMarker follows a stream's data: [DONE] end marker, raw or (Quoted) the JSON string "[DONE]".
+type DoneMarker struct {
+	Quoted bool // the wire's marker is the JSON string "[DONE]"
+	Done   bool // the marker arrived
+	after  int
+}
+
+// Is reports whether data is the end marker in either form; the wire's other form breaks R-framing.
+func (d *DoneMarker) Is(v *Violations, data []byte) bool {
+	raw, quoted := string(data) == "[DONE]", string(data) == `"[DONE]"`
+	switch {
+	case raw && d.Quoted:
+		v.Add(RFraming, `expected the end marker as the JSON string "[DONE]", saw raw [DONE]`)
+	case quoted && !d.Quoted:
+		v.Add(RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+	}
+	return raw || quoted
+}
+
+// After reports whether the marker arrived already; the first frame after it breaks R-terminal,
+// quoting at most n bytes of its data.
+func (d *DoneMarker) After(v *Violations, data []byte, n int) bool {
+	if !d.Done {
+		return false
+	}
+	if d.after++; d.after == 1 {
+		marker := "[DONE]"
+		if d.Quoted {
+			marker = `"[DONE]"`
+		}
+		v.Add(RTerminal, "expected nothing after %s, saw %s", marker, Quote(data, n))
+	}
+	return true
 }

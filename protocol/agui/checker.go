@@ -58,9 +58,7 @@ func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 		messages: map[string]bool{}, reasoning: map[string]bool{}, reasonMsg: map[string]bool{}, steps: map[string]bool{},
 		state: []byte("{}")}
 	if c.ground {
-		for _, t := range s.Expected.Turns {
-			c.script = append(c.script, t.ToolCalls...)
-		}
+		c.script = protocol.ScriptedCalls(&s.Expected)
 		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 		c.thought = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
 		c.used = make([]bool, len(c.script))

@@ -19,6 +19,7 @@ import (
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/agui"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -79,15 +80,9 @@ func scriptFails(rec protocol.Recording) bool {
 // more, fails this test.
 func TestRecordedRealServerStreams(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join("testdata", "agui-langgraph", "*.frames.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no recordings in testdata/agui-langgraph: %v", err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join("testdata", "agui-langgraph", "*.frames.gz"), 0)
 	for _, path := range paths {
-		rec, err := protocol.ReadRecording(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rec := dialecttest.ReadRecording(t, path)
 		got, _, err := agui.JudgeRecording(rec)
 		if err != nil {
 			t.Fatal(err)
@@ -120,10 +115,7 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, path := range paths {
-		rec, err := protocol.ReadRecording(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rec := dialecttest.ReadRecording(t, path)
 		got, end, err := agui.JudgeRecording(rec)
 		if err != nil {
 			t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -64,17 +65,6 @@ func playCounting(t *testing.T, d *Dialect, baseURL string, s *protocol.Session)
 		tokens += c.Observe(&ev).Tokens
 	}
 	return append(v, c.Finish(streamErr)...), tokens
-}
-
-func rules(v []protocol.Violation) []protocol.Rule {
-	var out []protocol.Rule
-	for _, x := range v {
-		if !slices.Contains(out, x.Rule) {
-			out = append(out, x.Rule)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // TestLibraryPasses: every embedded scenario, streamed as a streamText route streams it, has no
@@ -172,12 +162,12 @@ func TestBreakages(t *testing.T) {
 			t.Fatalf("%s: scenario %s has nothing to break", tc.b, tc.scenario)
 		}
 		v := play(t, New(tc.opts), srv.URL, session(sc, 3))
-		if got := rules(v); !slices.Equal(got, sortedRules(tc.want)) {
+		if got := dialecttest.SortedRules(v); !slices.Equal(got, sortedRules(tc.want)) {
 			t.Errorf("%s on %s: rules %v, want %v (%v)", tc.b, tc.scenario, got, tc.want, v)
 		}
 		tc.opts.NoGroundTruth = true
 		v = play(t, New(tc.opts), srv.URL, session(sc, 3))
-		if got := rules(v); !slices.Equal(got, sortedRules(tc.structural)) {
+		if got := dialecttest.SortedRules(v); !slices.Equal(got, sortedRules(tc.structural)) {
 			t.Errorf("%s on %s without ground truth: rules %v, want %v (%v)", tc.b, tc.scenario, got, tc.structural, v)
 		}
 	}
@@ -203,8 +193,7 @@ func observeAll(s *protocol.Session, opts Options, frames []string, aborted bool
 // not reach, each with the rule it breaks (nil: allowed).
 func TestPartRules(t *testing.T) {
 	t.Parallel()
-	sc, _ := scenarios.Embedded().Get("plain-answer")
-	exp := sc.Render(1).Expected()
+	exp := dialecttest.Script(t, "plain-answer", 1).Expected()
 	text := exp.Turns[0].Text
 	cut := strings.IndexByte(text, ' ') + 1 // a piece boundary on a rune boundary
 	start, end := part("type", "finish"), "[DONE]"
@@ -252,7 +241,7 @@ func TestPartRules(t *testing.T) {
 		if tc.want != "" {
 			want = []protocol.Rule{tc.want}
 		}
-		if got := rules(v); !slices.Equal(got, want) {
+		if got := dialecttest.SortedRules(v); !slices.Equal(got, want) {
 			t.Errorf("%s: rules %v, want %v (%v)", tc.name, got, want, v)
 		}
 	}
@@ -261,8 +250,7 @@ func TestPartRules(t *testing.T) {
 // TestToolOutputs: preliminary outputs do not settle a call; two final outputs are wrong.
 func TestToolOutputs(t *testing.T) {
 	t.Parallel()
-	sc, _ := scenarios.Embedded().Get("preamble-tool")
-	script := sc.Render(2)
+	script := dialecttest.Script(t, "preamble-tool", 2)
 	clean := scriptParts(script, false, false)
 	i := index(clean, `"tool-output-available"`)
 	for _, tc := range []struct {
@@ -282,7 +270,7 @@ func TestToolOutputs(t *testing.T) {
 			frames = slices.Insert(frames, i, tc.extra)
 		}
 		s := &protocol.Session{Expected: script.Expected()}
-		if got := rules(observeAll(s, Options{NoReasoning: true}, frames, false)); !slices.Equal(got, tc.want) {
+		if got := dialecttest.SortedRules(observeAll(s, Options{NoReasoning: true}, frames, false)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: rules %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -292,18 +280,17 @@ func TestToolOutputs(t *testing.T) {
 // passes, a wrong prefix still fails.
 func TestAborted(t *testing.T) {
 	t.Parallel()
-	sc, _ := scenarios.Embedded().Get("abort-mid-answer")
-	script := sc.Render(5)
+	script := dialecttest.Script(t, "abort-mid-answer", 5)
 	parts := scriptParts(script, false, false)
 	prefix := parts[:len(parts)/2]
 	if v := observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, prefix, true); len(v) != 0 {
 		t.Errorf("aborted prefix: %v", v)
 	}
-	if v := observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, prefix, false); !slices.Equal(rules(v), []protocol.Rule{protocol.RTerminal}) {
-		t.Errorf("the same prefix not aborted: rules %v, want [R-terminal]", rules(v))
+	if v := observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, prefix, false); !slices.Equal(dialecttest.SortedRules(v), []protocol.Rule{protocol.RTerminal}) {
+		t.Errorf("the same prefix not aborted: rules %v, want [R-terminal]", dialecttest.SortedRules(v))
 	}
 	wrong, _ := breakParts(slices.Clone(prefix), script, breakText)
-	if got := rules(observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, wrong, true)); !slices.Equal(got, []protocol.Rule{RText}) {
+	if got := dialecttest.SortedRules(observeAll(&protocol.Session{Expected: script.Expected()}, Options{NoReasoning: true}, wrong, true)); !slices.Equal(got, []protocol.Rule{RText}) {
 		t.Errorf("aborted wrong prefix: rules %v, want [R-aisdk-text]", got)
 	}
 }

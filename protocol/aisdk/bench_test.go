@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -14,8 +14,7 @@ import (
 func BenchmarkObserve(b *testing.B) {
 	for _, name := range []string{"long-answer", "parallel-tools"} {
 		b.Run(name, func(b *testing.B) {
-			sc, _ := scenarios.Embedded().Get(name)
-			script := sc.Render(1)
+			script := dialecttest.Script(b, name, 1)
 			parts := scriptParts(script, true, false)
 			events := make([]sse.Event, len(parts))
 			for i, p := range parts {
@@ -40,8 +39,7 @@ func BenchmarkObserve(b *testing.B) {
 
 // TestObserveTextDeltaAllocs pins the benchmark's point: judging a text delta allocates nothing.
 func TestObserveTextDeltaAllocs(t *testing.T) {
-	sc, _ := scenarios.Embedded().Get("long-answer")
-	script := sc.Render(1)
+	script := dialecttest.Script(t, "long-answer", 1)
 	s := &protocol.Session{Expected: script.Expected()}
 	c := NewChecker(s, Options{})
 	c.Observe(&sse.Event{Data: []byte(part("type", "start"))})

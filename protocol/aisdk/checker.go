@@ -64,17 +64,14 @@ type Checker struct {
 	unscripted   bool   // an error part the script does not call for: judged partial
 	terminal     string // "finish" or "abort", once seen
 	finishReason string
-	done         bool
-	afterDone    int
+	end          protocol.DoneMarker
 }
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session, opts Options) *Checker {
 	c := &Checker{s: s, ground: !opts.NoGroundTruth, noReasoning: opts.NoReasoning}
 	if c.ground {
-		for _, t := range s.Expected.Turns {
-			c.script = append(c.script, t.ToolCalls...)
-		}
+		c.script = protocol.ScriptedCalls(&s.Expected)
 		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 		if !opts.NoReasoning {
 			c.reasoning = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
@@ -89,11 +86,7 @@ func NewChecker(s *protocol.Session, opts Options) *Checker {
 // Observe classifies one event and judges what can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	other := protocol.Observation{Kind: protocol.FrameOther}
-	if c.done {
-		c.afterDone++
-		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", protocol.Quote(ev.Data, 80))
-		}
+	if c.end.After(&c.v, ev.Data, 80) {
 		return other
 	}
 	if ev.Type != "" {
@@ -101,11 +94,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return other
 	}
 	data := bytes.TrimSpace(ev.Data)
-	switch string(data) {
-	case "[DONE]":
-		return c.onDone()
-	case `"[DONE]"`:
-		c.v.Add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+	if c.end.Is(&c.v, data) {
 		return c.onDone()
 	}
 	f := &c.f
@@ -448,7 +437,7 @@ func (c *Checker) onDone() protocol.Observation {
 	if c.terminal == "" && !c.errorSeen {
 		c.v.Add(protocol.RTerminal, "expected finish, abort or error before [DONE], saw no terminal")
 	}
-	c.done = true
+	c.end.Done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
@@ -461,7 +450,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		switch {
 		case !ended:
 			c.v.Add(protocol.RTerminal, "expected finish (or error, or abort) then [DONE], the stream ended without a terminal")
-		case !c.done:
+		case !c.end.Done:
 			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.lastTerminal())
 		}
 	}

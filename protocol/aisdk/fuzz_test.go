@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -13,8 +13,7 @@ import (
 // stream that is not the script's must never pass silently when it has parts that do not
 // decode (R-framing).
 func FuzzObserve(f *testing.F) {
-	sc, _ := scenarios.Embedded().Get("parallel-tools")
-	script := sc.Render(1)
+	script := dialecttest.Script(f, "parallel-tools", 1)
 	f.Add([]byte(joinLines(scriptParts(script, true, false))))
 	f.Add([]byte("{\"type\":\"text-delta\",\"id\":\"x\",\"delta\":\"\\u00e9\"}\n[DONE]\n{}"))
 	f.Fuzz(func(t *testing.T, data []byte) {

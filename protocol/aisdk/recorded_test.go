@@ -8,18 +8,13 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // recordedSession is the session the recording was made for; a scripted abort or stop makes it
 // an aborted one, as the driver that recorded it left there.
 func recordedSession(t *testing.T, rec protocol.Recording) *protocol.Session {
 	t.Helper()
-	sc, ok := scenarios.Embedded().Get(rec.Scenario)
-	if !ok {
-		t.Fatalf("recording of unknown scenario %s", rec.Scenario)
-	}
-	script := sc.Render(rec.Seed)
+	script := dialecttest.Script(t, rec.Scenario, rec.Seed)
 	return &protocol.Session{Expected: script.Expected(), Aborted: script.Client.Abort != nil || script.Client.Stop != nil}
 }
 
@@ -36,22 +31,12 @@ func replay(t *testing.T, s *protocol.Session, frames []string) []protocol.Viola
 func TestRecordedRouteStreams(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("testdata", "interop", "ai-7.0.173")
-	paths, err := filepath.Glob(filepath.Join(dir, "*.frames"))
-	if err != nil || len(paths) != 18 {
-		t.Fatalf("recordings: %d files, %v; want 18", len(paths), err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join(dir, "*.frames"), 18)
 	for _, path := range paths {
 		rec := dialecttest.ReadRecording(t, path)
 		if v := replay(t, recordedSession(t, rec), rec.Frames); len(v) != 0 {
 			t.Errorf("%s: %v", path, v)
 		}
-	}
-	at := func(t *testing.T, f []string, sub string) int {
-		i := slices.IndexFunc(f, func(s string) bool { return strings.Contains(s, sub) })
-		if i < 0 {
-			t.Fatalf("no frame with %q", sub)
-		}
-		return i
 	}
 	for _, tc := range []struct {
 		name, file string
@@ -61,15 +46,15 @@ func TestRecordedRouteStreams(t *testing.T) {
 		// An argument piece of a parallel call altered: deltas and input disagree, and the
 		// input (left as the route sent it) still matches the script.
 		{"argument piece altered", "parallel-tools", func(t *testing.T, f []string) []string {
-			i := at(t, f, `"inputTextDelta":"\"Lyon`)
+			i := dialecttest.Index(t, f, `"inputTextDelta":"\"Lyon`, 0)
 			f[i] = strings.Replace(f[i], "Lyon", "Lille", 1)
 			return f
 		}, []protocol.Rule{RParts}},
 		// The two parallel inputs swapped between their calls: each disagrees with its deltas
 		// and with its scripted arguments.
 		{"inputs swapped", "parallel-tools", func(t *testing.T, f []string) []string {
-			i := at(t, f, `"tool-input-available"`)
-			j := i + 1 + at(t, f[i+1:], `"tool-input-available"`)
+			i := dialecttest.Index(t, f, `"tool-input-available"`, 0)
+			j := dialecttest.Index(t, f, `"tool-input-available"`, 1)
 			inI, inJ := f[i][strings.Index(f[i], `,"input":`):], f[j][strings.Index(f[j], `,"input":`):]
 			f[i] = strings.Replace(f[i], inI, inJ, 1)
 			f[j] = strings.Replace(f[j], inJ, inI, 1)
@@ -78,22 +63,22 @@ func TestRecordedRouteStreams(t *testing.T) {
 		// New text after the provider's error: R-terminal's alone (not also compared with the
 		// script).
 		{"text after error", "provider-error-midstream", func(t *testing.T, f []string) []string {
-			i := at(t, f, `"type":"error"`)
+			i := dialecttest.Index(t, f, `"type":"error"`, 0)
 			return slices.Insert(f, i+1, dialecttest.Raw(part("type", "text-delta", "id", "0", "delta", " more")))
 		}, []protocol.Rule{protocol.RTerminal}},
 		// The error part dropped: finish "error" alone does not say the provider failed.
 		{"error part dropped", "provider-error-midstream", func(t *testing.T, f []string) []string {
-			i := at(t, f, `"type":"error"`)
+			i := dialecttest.Index(t, f, `"type":"error"`, 0)
 			return slices.Delete(f, i, i+1)
 		}, []protocol.Rule{protocol.RTerminal}},
 		// The second step's text-start lost.
 		{"second text-start lost", "tool-chain", func(t *testing.T, f []string) []string {
-			i := at(t, f, `"text-start","id":"aitxt-`)
+			i := dialecttest.Index(t, f, `"text-start","id":"aitxt-`, 0)
 			return slices.Delete(f, i, i+1)
 		}, []protocol.Rule{RParts}},
 		// The failed tool reported as a success.
 		{"tool error as output", "tool-error", func(t *testing.T, f []string) []string {
-			i := at(t, f, `"tool-output-error"`)
+			i := dialecttest.Index(t, f, `"tool-output-error"`, 0)
 			id := f[i][strings.Index(f[i], `"toolCallId":`):strings.Index(f[i], `,"errorText"`)]
 			f[i] = dialecttest.Raw(`{"type":"tool-output-available",` + id + `,"output":"ok"}`)
 			return f
@@ -101,7 +86,7 @@ func TestRecordedRouteStreams(t *testing.T) {
 	} {
 		rec := dialecttest.ReadRecording(t, filepath.Join(dir, tc.file+".frames"))
 		v := replay(t, recordedSession(t, rec), tc.edit(t, slices.Clone(rec.Frames)))
-		if got := rules(v); !slices.Equal(got, sortedRules(tc.want)) {
+		if got := dialecttest.SortedRules(v); !slices.Equal(got, sortedRules(tc.want)) {
 			t.Errorf("%s: rules %v, want %v (%v)", tc.name, got, tc.want, v)
 		}
 	}

@@ -64,15 +64,7 @@ func (u *refUsage) view() Usage {
 var refKeys = []string{"type", "index", "message", "usage", "content_block", "id", "name", "text", "thinking",
 	"delta", "partial_json", "stop_reason", "error", "input_tokens", "output_tokens"}
 
-// referenceParse decodes an event with encoding/json into the same view.
-func referenceParse(_ *jsonwire.Scanner, data []byte, v *Event) error {
-	if wiretest.Quirky(data, refKeys) {
-		return wiretest.ErrQuirk
-	}
-	return referenceUnmarshal(nil, data, v)
-}
-
-// referenceUnmarshal is referenceParse without the quirk check.
+// referenceUnmarshal decodes an event with encoding/json into the same view.
 func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *Event) error {
 	var e refEvent
 	if err := json.Unmarshal(data, &e); err != nil {
@@ -101,13 +93,7 @@ func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *Event) error {
 
 // streamOf is this wire's stream over data with the parser p picks.
 func streamOf(data []byte, p wiretest.Parser) protocol.ModelStream {
-	parse := ParseEvent
-	switch p {
-	case wiretest.Reference:
-		parse = referenceParse
-	case wiretest.ReferenceUnchecked:
-		parse = referenceUnmarshal
-	}
+	parse := wiretest.ParserOf(p, ParseEvent, referenceUnmarshal, refKeys)
 	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(bytes.NewReader(data))}, parse: parse}
 }
 

@@ -68,6 +68,7 @@ type Checker struct {
 	text               jsonwire.Text // text deltas against every turn's text
 	thinking           jsonwire.Text // reasoning against every turn's thinking
 	thinkingOpen       bool
+	script             protocol.ScriptCalls // every turn's scripted calls
 	calls              []call
 	byIndex            []indexBinding // each wire index's current call
 	openTools          []string       // toolNames of tool_start frames not yet closed, in order
@@ -78,8 +79,7 @@ type Checker struct {
 	completeAtTerminal bool   // the whole answer had arrived when the terminal did
 	terminals          int
 	receipts           int
-	done               bool
-	afterDone          int
+	end                protocol.DoneMarker
 	scan               jsonwire.Scanner       // decodes the fast path's strings
 	generalOnly        bool                   // tests turn the fast path off to compare it with the general path
 	tokens             scenarios.TokenCounter // output tokens per frame, for the token metrics
@@ -92,7 +92,7 @@ func (c *Checker) StopSent() { c.stopped = true }
 
 // NewChecker returns a checker for one stream of s.
 func NewChecker(s *protocol.Session) *Checker {
-	c := &Checker{s: s, noTruth: s.NoGroundTruth}
+	c := &Checker{s: s, noTruth: s.NoGroundTruth, script: protocol.ScriptedCalls(&s.Expected)}
 	if !c.noTruth {
 		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 		c.thinking = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, true)...)
@@ -102,11 +102,7 @@ func NewChecker(s *protocol.Session) *Checker {
 
 // Observe classifies one event and judges what can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	if c.done {
-		c.afterDone++
-		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", protocol.Quote(string(ev.Data), 80))
-		}
+	if c.end.After(&c.v, ev.Data, 80) {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
 	data := bytes.TrimSpace(ev.Data)
@@ -118,11 +114,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		c.v.Add(protocol.RFraming, "unknown named event %q (only receipt and compose.receipt are named)", ev.Type)
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	switch string(data) {
-	case "[DONE]":
-		return c.onDone()
-	case `"[DONE]"`:
-		c.v.Add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+	if c.end.Is(&c.v, data) {
 		return c.onDone()
 	}
 	if c.terminals == 0 && !c.generalOnly {
@@ -394,12 +386,8 @@ func sameArgs(args, input any) bool {
 }
 
 func (c *Checker) scripted(id string) (scenarios.ScriptToolCall, bool) {
-	for _, turn := range c.s.Expected.Turns {
-		for _, tc := range turn.ToolCalls {
-			if tc.ID == id {
-				return tc, true
-			}
-		}
+	if i := c.script.Index(id); i >= 0 {
+		return c.script[i], true
 	}
 	return scenarios.ScriptToolCall{}, false
 }
@@ -550,7 +538,7 @@ func (c *Checker) onDone() protocol.Observation {
 	if c.terminals == 0 {
 		c.v.Add(protocol.RTerminal, "expected %s before [DONE], saw no terminal", c.wantTerminal())
 	}
-	c.done = true
+	c.end.Done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
@@ -563,7 +551,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if clean {
 		if c.terminals == 0 {
 			c.v.Add(protocol.RTerminal, "expected %s then [DONE], the stream ended without a terminal", c.wantTerminal())
-		} else if !c.done {
+		} else if !c.end.Done {
 			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.terminal)
 		}
 		if c.thinkingOpen {
@@ -603,15 +591,13 @@ func (c *Checker) finishArgs(all bool) {
 	if c.noTruth {
 		return // which calls must come is the script's
 	}
-	for _, turn := range c.s.Expected.Turns {
-		for _, tc := range turn.ToolCalls {
-			found := false
-			for i := range c.calls {
-				found = found || c.calls[i].id == tc.ID
-			}
-			if !found {
-				c.v.Add(RArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
-			}
+	for _, tc := range c.script {
+		found := false
+		for i := range c.calls {
+			found = found || c.calls[i].id == tc.ID
+		}
+		if !found {
+			c.v.Add(RArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
 		}
 	}
 }
@@ -683,11 +669,7 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if !ok {
 		return false
 	}
-	args, rest, ok := c.cutString(rest)
-	if !ok {
-		return false
-	}
-	index, ok := indexTail(rest)
+	args, index, ok := c.argsTail(rest)
 	if !ok {
 		return false
 	}
@@ -715,11 +697,7 @@ func (c *Checker) fastArgs(b []byte) bool {
 // fastIndexArgs follows {"type":"tool_args_delta","argsDelta":"…","index":N} (from the
 // argsDelta) for an index bound to a call whose tool_start has not been seen.
 func (c *Checker) fastIndexArgs(b []byte) bool {
-	args, rest, ok := c.cutString(b)
-	if !ok {
-		return false
-	}
-	index, ok := indexTail(rest)
+	args, index, ok := c.argsTail(b)
 	if !ok {
 		return false
 	}
@@ -731,12 +709,15 @@ func (c *Checker) fastIndexArgs(b []byte) bool {
 	return true
 }
 
-// indexTail reads `,"index":N}`.
-func indexTail(rest []byte) (int, bool) {
-	rest, ok := bytes.CutPrefix(rest, []byte(`,"index":`))
-	if !ok {
-		return 0, false
+// argsTail reads `"…","index":N}` from an argsDelta's string to the end: the arguments and the index.
+func (c *Checker) argsTail(b []byte) (args []byte, index int, ok bool) {
+	args, rest, ok := c.cutString(b)
+	if ok {
+		rest, ok = bytes.CutPrefix(rest, []byte(`,"index":`))
 	}
-	index, rest, ok := jsonwire.CutUint(rest, 9)
-	return int(index), ok && string(rest) == "}"
+	var n int64
+	if ok {
+		n, rest, ok = jsonwire.CutUint(rest, 9)
+	}
+	return args, int(n), ok && string(rest) == "}"
 }

@@ -27,10 +27,7 @@ func recordedSession(t testing.TB, rec protocol.Recording) *protocol.Session {
 // recordings carry (the scripted arguments, the answer, the terminal) is still reported.
 func TestRecordedRuntimeStreams(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join("testdata", "interop", "compose-runtime-48e5908", "*.frames"))
-	if err != nil || len(paths) != 4 {
-		t.Fatalf("recordings: %v %v, want the four files", paths, err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join("testdata", "interop", "compose-runtime-48e5908", "*.frames"), 4)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			t.Parallel()

@@ -132,7 +132,7 @@ func (w *Writer) Event(v any) error {
 	if err != nil {
 		return fmt.Errorf("compose: encode %T: %w", v, err)
 	}
-	return w.write(append(append([]byte("data: "), b...), "\n\n"...))
+	return w.f.Write(append(append([]byte("data: "), b...), "\n\n"...))
 }
 
 // ApprovalRequest is the body of POST /agent/{agentId}/runs/{runId}/approval (streambench's).

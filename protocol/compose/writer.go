@@ -43,14 +43,11 @@ type Display struct {
 
 // Writer writes compose agent-stream frames, one Write per frame built in a reused buffer.
 // Flushing is the caller's job. Not safe for concurrent use.
-type Writer struct {
-	w   io.Writer
-	buf []byte
-}
+type Writer struct{ f jsonwire.Sink }
 
 // NewWriter returns a Writer over w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w, buf: make([]byte, 0, 256)}
+	return &Writer{jsonwire.NewSink(w, "compose")}
 }
 
 // Text writes {"choices":[{"delta":{"content":s}}]}; an empty s writes nothing.
@@ -58,7 +55,7 @@ func (w *Writer) Text(s string) error {
 	if s == "" {
 		return nil
 	}
-	b := append(w.buf[:0], `data: {"choices":[{"delta":{"content":`...)
+	b := append(w.f.Buf[:0], `data: {"choices":[{"delta":{"content":`...)
 	b = jsonwire.AppendString(b, s)
 	return w.end(append(b, "}}]"...))
 }
@@ -155,7 +152,7 @@ func (w *Writer) Error(msg string) error {
 
 // Receipt writes the settlement receipt as the named event "receipt", after the terminal.
 func (w *Writer) Receipt(id, finalAmountWei string) error {
-	b := append(w.buf[:0], "event: receipt\ndata: {\"id\":"...)
+	b := append(w.f.Buf[:0], "event: receipt\ndata: {\"id\":"...)
 	b = jsonwire.AppendString(b, id)
 	b = jsonwire.AppendField(b, `,"service":"agent","finalAmountWei":`, finalAmountWei)
 	return w.end(b)
@@ -163,34 +160,26 @@ func (w *Writer) Receipt(id, finalAmountWei string) error {
 
 // Ping writes the heartbeat comment ": ping", which keeps idle connections open.
 func (w *Writer) Ping() error {
-	return w.write(append(w.buf[:0], ": ping\n\n"...))
+	return w.f.Write(append(w.f.Buf[:0], ": ping\n\n"...))
 }
 
 // Done writes the raw end marker "data: [DONE]".
 func (w *Writer) Done() error {
-	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
+	return w.f.Write(append(w.f.Buf[:0], "data: [DONE]\n\n"...))
 }
 
 // Raw writes p as the data of one frame, unchecked, for a runtime's fault switches.
 func (w *Writer) Raw(p []byte) error {
-	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
+	return w.f.Raw(p)
 }
 
 func (w *Writer) begin(typ string) []byte {
-	b := append(w.buf[:0], `data: {"type":"`...)
+	b := append(w.f.Buf[:0], `data: {"type":"`...)
 	b = append(b, typ...)
 	return append(b, '"')
 }
 
-func (w *Writer) end(b []byte) error { return w.write(append(b, "}\n\n"...)) }
-
-func (w *Writer) write(b []byte) error {
-	w.buf = b
-	if _, err := w.w.Write(b); err != nil {
-		return fmt.Errorf("compose: write frame: %w", err)
-	}
-	return nil
-}
+func (w *Writer) end(b []byte) error { return w.f.Write(append(b, "}\n\n"...)) }
 
 func appendUsage(b []byte, u protocol.Usage) []byte {
 	b = jsonwire.AppendInt(b, `,"usage":{"input_tokens":`, int64(u.InputTokens))
@@ -272,7 +261,7 @@ func writeJSON(w *Writer, typ string, v any) error {
 	b := w.begin(typ)
 	b = append(b, ',')
 	b = append(b, body[1:]...)
-	return w.write(append(b, "\n\n"...))
+	return w.f.Write(append(b, "\n\n"...))
 }
 
 // ChildStart writes swarm_child_start.

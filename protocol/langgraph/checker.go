@@ -59,9 +59,7 @@ type Checker struct {
 func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 	c := &Checker{s: s, ground: !noGroundTruth, msgs: map[string]*streamed{}, judged: map[string]bool{}}
 	if c.ground {
-		for _, t := range s.Expected.Turns {
-			c.script = append(c.script, t.ToolCalls...)
-		}
+		c.script = protocol.ScriptedCalls(&s.Expected)
 		c.text = jsonwire.NewText(jsonwire.TurnParts(&s.Expected, false)...)
 	}
 	return c

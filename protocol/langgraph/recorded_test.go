@@ -8,25 +8,7 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
-	"github.com/streambench/streambench/scenarios"
 )
-
-// session is the session a capture played: interop/langgraph/run.sh sends the directive with
-// the prompt "go" to the agent graph.
-func session(t *testing.T, c dialecttest.Capture) *protocol.Session {
-	t.Helper()
-	sc, ok := scenarios.Embedded().Get(c.Scenario)
-	if !ok {
-		t.Fatalf("%s: unknown scenario %s", c.Path, c.Scenario)
-	}
-	id := "capture-" + c.Scenario
-	return &protocol.Session{
-		ID:       id,
-		Target:   "agent",
-		Input:    scenarios.Directive{Scenario: c.Scenario, Seed: c.Seed, Session: id}.String() + " go",
-		Expected: sc.Render(c.Seed).Expected(),
-	}
-}
 
 // TestRecordedDevServerStreams: streams the real LangGraph dev server sent
 // (@langchain/langgraph-cli's in-memory server running interop/langgraph/graph.mjs, a ReAct
@@ -39,14 +21,11 @@ func session(t *testing.T, c dialecttest.Capture) *protocol.Session {
 // it), so the checker does read what the server sent.
 func TestRecordedDevServerStreams(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join("testdata", "langgraph-dev", "*.sse.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no recordings in testdata/langgraph-dev: %v", err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join("testdata", "langgraph-dev", "*.sse.gz"), 0)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			rec := dialecttest.ReadCapture(t, path)
-			s := session(t, rec)
+			s := rec.Session(t, "agent") // interop/langgraph/run.sh's agent graph
 			rules, inBand := judge(t, s, false, rec.Raw, nil)
 			if len(rules) != 0 {
 				t.Errorf("rules %v on the dev server's stream, want none", rules)
@@ -59,7 +38,7 @@ func TestRecordedDevServerStreams(t *testing.T) {
 			if !ok {
 				t.Skip("no AI text chunk to drop")
 			}
-			rules, _ = judge(t, session(t, rec), false, dropped, nil)
+			rules, _ = judge(t, rec.Session(t, "agent"), false, dropped, nil)
 			want := []protocol.Rule{RContent, RMessage}
 			if s.Expected.FailedTurn >= 0 {
 				// The error ends the run before a state holds the message: only the script

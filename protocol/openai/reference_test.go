@@ -46,15 +46,7 @@ type refChunk struct {
 var refKeys = []string{"choices", "index", "delta", "content", "reasoning_content", "reasoning", "tool_calls", "id", "function",
 	"name", "arguments", "finish_reason", "usage", "prompt_tokens", "completion_tokens", "error", "message", "type"}
 
-// referenceParse decodes a frame with encoding/json into the same view.
-func referenceParse(_ *jsonwire.Scanner, data []byte, v *Chunk) error {
-	if wiretest.Quirky(data, refKeys) {
-		return wiretest.ErrQuirk
-	}
-	return referenceUnmarshal(nil, data, v)
-}
-
-// referenceUnmarshal is referenceParse without the quirk check.
+// referenceUnmarshal decodes a frame with encoding/json into the same view.
 func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *Chunk) error {
 	var c refChunk
 	if err := json.Unmarshal(data, &c); err != nil {
@@ -80,13 +72,7 @@ func referenceUnmarshal(_ *jsonwire.Scanner, data []byte, v *Chunk) error {
 
 // streamOf is this wire's stream over data with the parser p picks.
 func streamOf(data []byte, p wiretest.Parser) protocol.ModelStream {
-	parse := ParseChunk
-	switch p {
-	case wiretest.Reference:
-		parse = referenceParse
-	case wiretest.ReferenceUnchecked:
-		parse = referenceUnmarshal
-	}
+	parse := wiretest.ParserOf(p, ParseChunk, referenceUnmarshal, refKeys)
 	return &stream{Stream: jsonwire.Stream{Dec: sse.NewDecoder(bytes.NewReader(data))}, parse: parse}
 }
 

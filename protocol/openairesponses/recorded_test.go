@@ -11,7 +11,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/openairesponses"
-	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
 
@@ -19,14 +18,7 @@ import (
 // broken (each detail logged) and whether the stream reached its terminal.
 func judgeRecorded(t *testing.T, r dialecttest.Capture) ([]protocol.Rule, bool) {
 	t.Helper()
-	sc, ok := scenarios.Embedded().Get(r.Scenario)
-	if !ok {
-		t.Fatalf("%s: unknown scenario %s", r.Path, r.Scenario)
-	}
-	id := "capture-" + r.Scenario
-	s := &protocol.Session{ID: id, Target: "streambench-mock", Expected: sc.Render(r.Seed).Expected(),
-		Input: scenarios.Directive{Scenario: r.Scenario, Seed: r.Seed, Session: id}.String() + " go"}
-	c := openairesponses.NewChecker(s, false)
+	c := openairesponses.NewChecker(r.Session(t, "streambench-mock"), false)
 	d := sse.NewDecoderLimits(strings.NewReader(r.Raw), openairesponses.New().DecodeLimits())
 	ended := false
 	for {
@@ -72,16 +64,12 @@ func judgeRecorded(t *testing.T, r dialecttest.Capture) ([]protocol.Rule, bool) 
 // A checker that stopped seeing one of them, or saw more, fails this test.
 func TestRecordedOllama(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join("testdata", "ollama", "*.sse.gz"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no recordings in testdata/ollama: %v", err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join("testdata", "ollama", "*.sse.gz"), 0)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			rec := dialecttest.ReadCapture(t, path)
 			got, ended := judgeRecorded(t, rec)
-			sc, _ := scenarios.Embedded().Get(rec.Scenario)
-			exp := sc.Render(rec.Seed).Expected()
+			exp := dialecttest.Script(t, rec.Scenario, rec.Seed).Expected()
 			want := map[protocol.Rule]bool{}
 			if turn := exp.Turns[0]; turn.Thinking != "" {
 				want[openairesponses.RItem], want[openairesponses.RContent] = true, true

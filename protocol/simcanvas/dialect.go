@@ -165,8 +165,7 @@ type Checker struct {
 	unscripted  bool // a failure terminal the script does not call for: judged partial
 	completedOK bool // the terminal was execution:completed, successful and not paused
 	generalOnly bool // no fast path: tests comparing it, redacted and resumed streams
-	done        bool
-	afterDone   int
+	end         protocol.DoneMarker
 	tokens      scenarios.TokenCounter
 	redacted    bool // the workflow redacts PII (redact.go)
 	redact      redactState
@@ -192,22 +191,11 @@ func NewChecker(s *protocol.Session) *Checker {
 // Observe classifies one event and judges what can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	clip := func() string { return protocol.Quote(string(ev.Data), 100) }
-	if c.done {
-		c.afterDone++
-		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after [DONE], saw %s", clip())
-		}
+	if c.end.After(&c.v, ev.Data, 100) {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if ev.Type != "" {
-		c.v.Add(protocol.RFraming, "expected frames without an event: line, saw event %q", ev.Type)
-	}
-	data := bytes.TrimSpace(ev.Data)
-	switch string(data) {
-	case `[DONE]`:
-		return c.onDone()
-	case `"[DONE]"`:
-		c.v.Add(protocol.RFraming, `expected the raw end marker [DONE], saw the JSON string "[DONE]"`)
+	data := protocol.DataOnly(&c.v, ev)
+	if c.end.Is(&c.v, data) {
 		return c.onDone()
 	}
 	if f, ok := plainChunk(data); ok && !c.generalOnly && c.frames > 0 && c.terminals == 0 && f.eventID > c.lastEventID &&
@@ -385,7 +373,7 @@ func (c *Checker) onDone() protocol.Observation {
 	if c.terminals == 0 && c.reconnect == nil { // after a reconnect, Finish says which rule
 		c.v.Add(protocol.RTerminal, "expected an execution terminal before [DONE], saw none")
 	}
-	c.done = true
+	c.end.Done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
@@ -403,7 +391,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if mode != simchat.EndPartial && !c.missedTerminalOnReplay() {
 		if c.terminals == 0 {
 			c.v.Add(protocol.RTerminal, "expected %s then [DONE], the stream ended without an execution terminal", c.wantTerminal())
-		} else if !c.done {
+		} else if !c.end.Done {
 			c.v.Add(protocol.RTerminal, "expected [DONE] after the execution terminal, the stream ended without it")
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
@@ -87,8 +88,7 @@ func execution(t *testing.T, pieces []string, output string, live bool) [][]byte
 // pieces splits the final text of plain-answer (seed 1) into its scripted chunks.
 func plainAnswer(t *testing.T) (*protocol.Session, []string) {
 	t.Helper()
-	sc, _ := scenarios.Embedded().Get("plain-answer")
-	script := sc.Render(1)
+	script := dialecttest.Script(t, "plain-answer", 1)
 	var pieces []string
 	for _, st := range script.Turns[0].Steps {
 		if st.Kind == scenarios.StepText {
@@ -113,17 +113,6 @@ func observeAll(t *testing.T, c protocol.Checker, frames [][]byte) {
 		}
 		c.Observe(&ev)
 	}
-}
-
-func rulesOf(vs []protocol.Violation) []protocol.Rule {
-	var out []protocol.Rule
-	for _, v := range vs {
-		if !slices.Contains(out, v.Rule) {
-			out = append(out, v.Rule)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 func TestRedactedChecker(t *testing.T) {
@@ -159,7 +148,7 @@ func TestRedactedChecker(t *testing.T) {
 			}
 			ch := c.NewChecker(tc.s)
 			observeAll(t, ch, tc.frames)
-			if got := rulesOf(ch.Finish(nil)); !slices.Equal(got, tc.want) {
+			if got := dialecttest.SortedRules(ch.Finish(nil)); !slices.Equal(got, tc.want) {
 				t.Errorf("rules %v, want %v", got, tc.want)
 			}
 		})
@@ -249,7 +238,7 @@ func TestReconnectChecker(t *testing.T) {
 			observeAll(t, ch, first)
 			ch.(protocol.ReconnectObserver).Reconnected("4", http.Header{HeaderReplayThrough: {tc.through}})
 			observeAll(t, ch, tc.resumed)
-			if got := rulesOf(ch.Finish(nil)); !slices.Equal(got, tc.want) {
+			if got := dialecttest.SortedRules(ch.Finish(nil)); !slices.Equal(got, tc.want) {
 				t.Errorf("rules %v, want %v", got, tc.want)
 			}
 		})

@@ -39,16 +39,15 @@ type Writer struct {
 	Clock func() time.Time // stamps each frame; nil: time.Now
 	// IDs writes each eventId as the frame's SSE id: line too, for a reconnect (reconnect.go).
 	IDs         bool
-	w           io.Writer
+	f           jsonwire.Sink
 	executionID string
 	workflowID  string
 	eventID     int64
-	buf         []byte
 }
 
 // NewWriter returns a Writer for one execution of a workflow.
 func NewWriter(w io.Writer, executionID, workflowID string) *Writer {
-	return &Writer{w: w, executionID: executionID, workflowID: workflowID, buf: make([]byte, 0, 384)}
+	return &Writer{f: jsonwire.NewSink(w, "simcanvas"), executionID: executionID, workflowID: workflowID}
 }
 
 // EventID is the id of the last frame written (0 before the first).
@@ -168,12 +167,12 @@ func (w *Writer) ExecutionCancelled(duration time.Duration) error {
 
 // Done writes the raw end marker "data: [DONE]" (no quotes, no envelope).
 func (w *Writer) Done() error {
-	return w.write(append(w.buf[:0], "data: [DONE]\n\n"...))
+	return w.f.Write(append(w.f.Buf[:0], "data: [DONE]\n\n"...))
 }
 
 // Raw writes p as one frame's data, unchecked, without an envelope (for fault switches).
 func (w *Writer) Raw(p []byte) error {
-	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
+	return w.f.Raw(p)
 }
 
 // begin starts a frame: the envelope up to "data":, with the next event id.
@@ -183,7 +182,7 @@ func (w *Writer) begin(typ string) []byte {
 	if w.Clock != nil {
 		now = w.Clock
 	}
-	b := w.buf[:0]
+	b := w.f.Buf[:0]
 	if w.IDs {
 		b = jsonwire.AppendInt(b, "id: ", w.eventID)
 		b = append(b, '\n')
@@ -205,15 +204,7 @@ func (w *Writer) blockFrame(typ, blockID string) []byte {
 
 // end closes the data object's envelope and the frame, and writes it.
 func (w *Writer) end(b []byte) error {
-	return w.write(append(b, "}\n\n"...))
-}
-
-func (w *Writer) write(b []byte) error {
-	w.buf = b
-	if _, err := w.w.Write(b); err != nil {
-		return fmt.Errorf("simcanvas: write frame: %w", err)
-	}
-	return nil
+	return w.f.Write(append(b, "}\n\n"...))
 }
 
 func appendDuration(b []byte, d time.Duration) []byte {

@@ -1,7 +1,6 @@
 package simchat
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -56,8 +55,7 @@ type Checker struct {
 	failed         bool // the terminal was a failure (error, or final with success false)
 	unscripted     bool // the first terminal was an unscripted failure: judged partial
 	noTruth        bool // Session.NoGroundTruth: structure only
-	done           bool
-	afterDone      int
+	end            protocol.DoneMarker
 	generalOnly    bool // tests turn the fast paths off to compare them with the general path
 	tokens         scenarios.TokenCounter
 	toolPrefix     string // put before every scripted tool name by the target (R-tool-gate)
@@ -74,6 +72,7 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 		toolsAllowed:    optedIn && policy.IncludeToolCalls && !settled,
 		settled:         settled,
 		noTruth:         s.NoGroundTruth,
+		end:             protocol.DoneMarker{Quoted: true},
 	}
 	exp := &s.Expected
 	if c.noTruth {
@@ -90,22 +89,11 @@ func NewChecker(s *protocol.Session, optedIn bool, policy Policy) *Checker {
 
 // Observe classifies one event and judges it against the rules that can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	if c.done {
-		c.afterDone++
-		if c.afterDone == 1 {
-			c.v.Add(protocol.RTerminal, "expected nothing after \"[DONE]\", saw %s", protocol.Quote(string(ev.Data), 80))
-		}
+	if c.end.After(&c.v, ev.Data, 80) {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
-	if ev.Type != "" {
-		c.v.Add(protocol.RFraming, "expected frames without an event: line, saw event %q", ev.Type)
-	}
-	data := bytes.TrimSpace(ev.Data)
-	switch {
-	case string(data) == `"[DONE]"`:
-		return c.onDone()
-	case string(data) == `[DONE]`:
-		c.v.Add(protocol.RFraming, `expected the end marker as the JSON string "[DONE]", saw raw [DONE]`)
+	data := protocol.DataOnly(&c.v, ev)
+	if c.end.Is(&c.v, data) {
 		return c.onDone()
 	}
 	if blockID, chunk, ok := plainChunk(data); ok && !c.generalOnly {
@@ -338,7 +326,7 @@ func (c *Checker) onDone() protocol.Observation {
 	if c.terminals == 0 {
 		c.v.Add(protocol.RTerminal, "expected a final or error terminal before \"[DONE]\", saw none")
 	}
-	c.done = true
+	c.end.Done = true
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
@@ -354,7 +342,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if mode != EndPartial {
 		if c.terminals == 0 {
 			c.v.Add(protocol.RTerminal, "expected a final or error terminal then \"[DONE]\", the stream ended without a terminal")
-		} else if !c.done {
+		} else if !c.end.Done {
 			c.v.Add(protocol.RTerminal, "expected \"[DONE]\" after the terminal, the stream ended without it")
 		}
 	}
@@ -382,12 +370,9 @@ func (c *Checker) finishTools(mode EndMode) {
 		return // without ground truth the gate is judged frame by frame (onTool) alone
 	}
 	seen := c.tracker.Tools()
-	var scripted []scenarios.ScriptToolCall
-	for _, turn := range c.s.Expected.Turns {
-		scripted = append(scripted, turn.ToolCalls...)
-	}
+	scripted := protocol.ScriptedCalls(&c.s.Expected)
 	for _, tool := range seen {
-		i := indexCall(scripted, tool.ID)
+		i := scripted.Index(tool.ID)
 		switch {
 		case i < 0:
 			c.v.Add(RToolGate, "tool %s (%s): not a scripted call", tool.ID, tool.Name)
@@ -409,15 +394,6 @@ func (c *Checker) finishTools(mode EndMode) {
 			c.v.Add(RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, c.toolPrefix+call.Name)
 		}
 	}
-}
-
-func indexCall(calls []scenarios.ScriptToolCall, id string) int {
-	for i := range calls {
-		if calls[i].ID == id {
-			return i
-		}
-	}
-	return -1
 }
 
 // plainChunk recognizes the answer frame exactly as the Writer encodes it, with plain strings,

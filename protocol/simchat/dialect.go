@@ -40,28 +40,26 @@ type Policy struct {
 	SettledTools bool `json:"settledTools,omitempty" yaml:"-"`
 }
 
+// policies are the policies by name.
+var policies = map[string]Policy{
+	"none":     {},
+	"thinking": {IncludeThinking: true},
+	"tools":    {IncludeToolCalls: true},
+	"all":      {IncludeThinking: true, IncludeToolCalls: true},
+}
+
 // ParsePolicy reads a policy name: none, thinking, tools or all.
 func ParsePolicy(name string) (Policy, error) {
-	switch name {
-	case "none":
-		return Policy{}, nil
-	case "thinking":
-		return Policy{IncludeThinking: true}, nil
-	case "tools":
-		return Policy{IncludeToolCalls: true}, nil
-	case "all":
-		return Policy{IncludeThinking: true, IncludeToolCalls: true}, nil
+	if p, ok := policies[name]; ok {
+		return p, nil
 	}
 	return Policy{}, fmt.Errorf("policy %q: want none, thinking, tools or all", name)
 }
 
 // PolicyForSlug is the policy a slug's suffix names (-none, -thinking, -tools, -all), else none.
 func PolicyForSlug(slug string) Policy {
-	for _, name := range []string{"none", "thinking", "tools", "all"} {
-		if strings.HasSuffix(slug, "-"+name) {
-			p, _ := ParsePolicy(name)
-			return p
-		}
+	if i := strings.LastIndexByte(slug, '-'); i >= 0 {
+		return policies[slug[i+1:]]
 	}
 	return Policy{}
 }

@@ -54,10 +54,7 @@ func replay(t testing.TB, rec *protocol.Recording, frames []string) []protocol.V
 // violations. Edited copies of the same streams still fail with their rules.
 func TestRecordedSimStreams(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob(filepath.Join(simRecordings, "*.frames"))
-	if err != nil || len(paths) != 14 {
-		t.Fatalf("recordings: %v %v, want the 14 files", paths, err)
-	}
+	paths := dialecttest.Recordings(t, filepath.Join(simRecordings, "*.frames"), 14)
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".frames"), func(t *testing.T) {
 			t.Parallel()

@@ -134,20 +134,6 @@ var clients = []struct {
 	{"opted-all", true, Policy{IncludeThinking: true, IncludeToolCalls: true}},
 }
 
-// cutAfterChunks truncates frames after the n-th answer chunk, as an aborting client sees them.
-func cutAfterChunks(frames []string, n int) []string {
-	seen := 0
-	for i, f := range frames {
-		if strings.Contains(f, `"chunk":`) {
-			seen++
-			if seen == n {
-				return frames[:i+1]
-			}
-		}
-	}
-	return frames
-}
-
 func TestConformingStreamsHaveNoViolations(t *testing.T) {
 	t.Parallel()
 	dialecttest.EachScript(t, func(sc *scenarios.Script, label string) {

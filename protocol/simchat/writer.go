@@ -57,14 +57,11 @@ type ToolSummary struct {
 
 // Writer writes sim-chat frames to an io.Writer, one Write per frame, built in a reused buffer
 // (per-token frames allocate nothing). Flushing is the caller's job. Not safe for concurrent use.
-type Writer struct {
-	w   io.Writer
-	buf []byte
-}
+type Writer struct{ f jsonwire.Sink }
 
 // NewWriter returns a Writer over w.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: w, buf: make([]byte, 0, 256)}
+	return &Writer{jsonwire.NewSink(w, "simchat")}
 }
 
 // Chunk writes an answer text frame {"blockId":…,"chunk":…}; an empty text writes nothing.
@@ -155,27 +152,19 @@ func (w *Writer) Error(msg string) error {
 
 // Done writes the end marker, the JSON string "[DONE]" (quotes included).
 func (w *Writer) Done() error {
-	return w.write(append(w.buf[:0], "data: \"[DONE]\"\n\n"...))
+	return w.f.Write(append(w.f.Buf[:0], "data: \"[DONE]\"\n\n"...))
 }
 
 // Raw writes p as the data of one frame, unchecked, for a runtime's fault switches.
 func (w *Writer) Raw(p []byte) error {
-	return w.write(sse.AppendEvent(w.buf[:0], &sse.Event{Data: p}))
+	return w.f.Raw(p)
 }
 
-func (w *Writer) begin() []byte { return append(w.buf[:0], "data: "...) }
+func (w *Writer) begin() []byte { return append(w.f.Buf[:0], "data: "...) }
 
 func (w *Writer) end(b []byte) error {
 	b = append(b, '}')
 	return w.flushFrame(b)
 }
 
-func (w *Writer) flushFrame(b []byte) error { return w.write(append(b, "\n\n"...)) }
-
-func (w *Writer) write(b []byte) error {
-	w.buf = b
-	if _, err := w.w.Write(b); err != nil {
-		return fmt.Errorf("simchat: write frame: %w", err)
-	}
-	return nil
-}
+func (w *Writer) flushFrame(b []byte) error { return w.f.Write(append(b, "\n\n"...)) }

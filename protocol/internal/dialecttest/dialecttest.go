@@ -155,6 +155,13 @@ func Rules(vs []protocol.Violation) []protocol.Rule {
 	return out
 }
 
+// SortedRules is the distinct rules of vs, sorted.
+func SortedRules(vs []protocol.Violation) []protocol.Rule {
+	out := Rules(vs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Index is the position of the nth (from 0) frame containing sub; t fails when there is none.
 func Index(t testing.TB, frames []string, sub string, nth int) int {
 	t.Helper()

@@ -4,12 +4,14 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
+	"github.com/streambench/streambench/scenarios"
 )
 
 // ReadRecording reads the recording at path; an unreadable or empty one fails t.
@@ -25,6 +27,16 @@ func ReadRecording(t testing.TB, path string) protocol.Recording {
 	return rec
 }
 
+// Recordings lists the files matching pattern, failing t unless there are want (0: at least one).
+func Recordings(t testing.TB, pattern string, want int) []string {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 || (want > 0 && len(paths) != want) {
+		t.Fatalf("%s: %d recordings (%v), want %d (0: any)", pattern, len(paths), err, want)
+	}
+	return paths
+}
+
 // captureHeader is a capture's first line: ": scenario NAME seed N (...)".
 var captureHeader = regexp.MustCompile(`^: scenario (\S+) seed (\d+)`)
 
@@ -36,6 +48,14 @@ type Capture struct {
 	Seed     uint64
 	// Raw is the whole stream, the comment line included (an SSE decoder skips it).
 	Raw string
+}
+
+// Session is the session c played: its directive with the prompt "go", to target.
+func (c Capture) Session(t testing.TB, target string) *protocol.Session {
+	t.Helper()
+	id := "capture-" + c.Scenario
+	return &protocol.Session{ID: id, Target: target, Expected: Script(t, c.Scenario, c.Seed).Expected(),
+		Input: scenarios.Directive{Scenario: c.Scenario, Seed: c.Seed, Session: id}.String() + " go"}
 }
 
 // ReadCapture reads the gzipped capture at path, failing t on a bad one.

@@ -139,6 +139,29 @@ func TurnText(turn *scenarios.ScriptTurn) (thinking, text []byte) {
 	return thinking, text
 }
 
+// Sink writes a dialect writer's frames, each built in Buf (reused) and written in one Write.
+// Not safe for concurrent use.
+type Sink struct {
+	w    io.Writer
+	name string // the dialect, in errors
+	Buf  []byte
+}
+
+// NewSink returns the sink of dialect name's writer onto w.
+func NewSink(w io.Writer, name string) Sink { return Sink{w: w, name: name, Buf: make([]byte, 0, 384)} }
+
+// Write writes b, one frame, and keeps it as Buf.
+func (s *Sink) Write(b []byte) error {
+	s.Buf = b
+	if _, err := s.w.Write(b); err != nil {
+		return fmt.Errorf("%s: write frame: %w", s.name, err)
+	}
+	return nil
+}
+
+// Raw writes p as one frame's data, unchecked.
+func (s *Sink) Raw(p []byte) error { return s.Write(sse.AppendEvent(s.Buf[:0], &sse.Event{Data: p})) }
+
 // Frames builds a wire writer's SSE frames in reused buffers: Frame appends JSON to Out, Flush
 // writes Out (each writer method empties it first). Not safe for concurrent use.
 type Frames struct {

@@ -64,6 +64,23 @@ func Quirky(data []byte, knownKeys []string) bool {
 	}
 }
 
+// ParserOf is the parse function p picks of a wire: fast, or the encoding/json reference ref,
+// which (Reference) refuses with ErrQuirk what Quirky finds against keys.
+func ParserOf[S, V any](p Parser, fast, ref func(*S, []byte, *V) error, keys []string) func(*S, []byte, *V) error {
+	switch p {
+	case Reference:
+		return func(sc *S, data []byte, v *V) error {
+			if Quirky(data, keys) {
+				return ErrQuirk
+			}
+			return ref(sc, data, v)
+		}
+	case ReferenceUnchecked:
+		return ref
+	}
+	return fast
+}
+
 // Outcome is everything a stream produced.
 type Outcome struct {
 	Events []protocol.ModelEvent
