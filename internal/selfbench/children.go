@@ -1,7 +1,6 @@
 package selfbench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/internal/floorrelay"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/stack"
 )
@@ -172,38 +172,7 @@ func NewFloorRelay(upstream string, upstreamHTTP1 bool) (httpServer, error) {
 		p.SetUnencryptedHTTP2(true)
 		t.Protocols, t.MaxConnsPerHost = p, floorRelayConns
 	}
-	client := &http.Client{Transport: t}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, upstream, r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		br := bufio.NewReaderSize(resp.Body, 4<<10)
-		for {
-			line, err := br.ReadSlice('\n')
-			if len(line) > 0 {
-				if _, werr := w.Write(line); werr != nil {
-					return
-				}
-			}
-			if br.Buffered() == 0 && rc.Flush() != nil {
-				return
-			}
-			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-				return
-			}
-		}
-	})
+	h := floorrelay.Handler(upstream, &http.Client{Transport: t}, 4<<10)
 	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols()}}, nil
 }
 
