@@ -17,6 +17,7 @@ import (
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/internal/floorrelay"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/sse"
 	"github.com/streambench/streambench/stack"
 )
 
@@ -221,12 +222,8 @@ func pacedHandler(clock *hrtimer.Clock, frames [][]byte, tail []byte, ttft, itl 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived := time.Now()
 		_, _ = io.Copy(io.Discard, r.Body)
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("Connection", "keep-alive")
-		h.Set("X-Accel-Buffering", "no")
-		h.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+		sse.SetHeaders(w.Header())
+		w.Header().Set(simchat.ProtocolHeader, simchat.ProtocolToken)
 		w.WriteHeader(http.StatusOK)
 		rc := http.NewResponseController(w)
 		if rc.Flush() != nil {
