@@ -1,5 +1,4 @@
-// Package floorrelay is the bare two-hop relay the runtime's cost is compared with (the bench
-// floor and agentruntime's benchmark): no decoding or encoding at all.
+// Package floorrelay is the bare relay the runtime's cost is compared with: no decoding or encoding at all.
 package floorrelay
 
 import (
@@ -8,9 +7,8 @@ import (
 	"net/http"
 )
 
-// Handler forwards the request to upstream with client and copies the response line by line
-// through a reader of bufSize bytes, flushing whenever nothing more is buffered (the runtime's
-// flush policy).
+// Handler forwards the request to upstream with client and copies the response line by line through a
+// bufSize reader, flushing whenever nothing more is buffered (the runtime's flush policy).
 func Handler(upstream string, client *http.Client, bufSize int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, upstream, r.Body)
