@@ -1,9 +1,7 @@
 package agentruntime
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,51 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/internal/floorrelay"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 )
-
-// floorProxy is the bare two-hop relay the runtime's cost is compared with: it forwards the
-// request to the provider and copies the response line by line, flushing whenever it has
-// nothing more buffered (the runtime's flush policy), with no decoding or encoding at all.
-func floorProxy(providerEndpoint string, client *http.Client) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, providerEndpoint, r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		br := bufio.NewReaderSize(resp.Body, 32<<10)
-		for {
-			line, err := br.ReadSlice('\n')
-			if len(line) > 0 {
-				if _, werr := w.Write(line); werr != nil {
-					return
-				}
-			}
-			if br.Buffered() == 0 {
-				if ferr := rc.Flush(); ferr != nil {
-					return
-				}
-			}
-			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-				return
-			}
-		}
-	}
-}
 
 // cpuTime is the process's user+system CPU time so far.
 func cpuTime(b *testing.B) time.Duration {
@@ -126,7 +86,7 @@ func benchRelay(b *testing.B, wire, scenario string, streams int, scale float64)
 	defer rts.Close()
 	floorClient := &http.Client{Transport: newProviderTransport(true, DefaultProviderH2CConns)} // as the runtime's
 	providerPath := map[string]string{"openai": mockprovider.PathOpenAI, "anthropic": mockprovider.PathAnthropic}[wire]
-	fts := httptest.NewServer(floorProxy(mts.URL+providerPath, floorClient))
+	fts := httptest.NewServer(floorrelay.Handler(mts.URL+providerPath, floorClient, 32<<10))
 	defer fts.Close()
 
 	providerBody := func(session string) string {

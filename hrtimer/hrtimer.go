@@ -121,17 +121,16 @@ func (c *Clock) take(a alarm, due []*Waiter) ([]*Waiter, bool) {
 		due = append(due, c.pending.pop().waiter)
 	}
 	switch {
-	case len(c.pending) == 0 && c.lingering:
+	case len(c.pending) > 0:
+		c.armedAt = c.epoch.Add(c.pending[0].at)
+	case c.lingering:
 		c.alarm.release()
 		c.alarm, c.armedAt, c.lingering = nil, time.Time{}, false
 		return due, false
-	case len(c.pending) == 0:
+	default:
 		c.lingering = true
 		c.armedAt = now.Add(linger)
-		c.alarm.arm(c.armedAt)
-		return due, true
 	}
-	c.armedAt = c.epoch.Add(c.pending[0].at)
 	c.alarm.arm(c.armedAt)
 	return due, true
 }

@@ -1,7 +1,6 @@
 package selfbench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +15,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/internal/floorrelay"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/sse"
 	"github.com/streambench/streambench/stack"
 )
 
@@ -172,38 +173,7 @@ func NewFloorRelay(upstream string, upstreamHTTP1 bool) (httpServer, error) {
 		p.SetUnencryptedHTTP2(true)
 		t.Protocols, t.MaxConnsPerHost = p, floorRelayConns
 	}
-	client := &http.Client{Transport: t}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, upstream, r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", "text/event-stream")
-		rc := http.NewResponseController(w)
-		br := bufio.NewReaderSize(resp.Body, 4<<10)
-		for {
-			line, err := br.ReadSlice('\n')
-			if len(line) > 0 {
-				if _, werr := w.Write(line); werr != nil {
-					return
-				}
-			}
-			if br.Buffered() == 0 && rc.Flush() != nil {
-				return
-			}
-			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-				return
-			}
-		}
-	})
+	h := floorrelay.Handler(upstream, &http.Client{Transport: t}, 4<<10)
 	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols()}}, nil
 }
 
@@ -252,12 +222,8 @@ func pacedHandler(clock *hrtimer.Clock, frames [][]byte, tail []byte, ttft, itl 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived := time.Now()
 		_, _ = io.Copy(io.Discard, r.Body)
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("Connection", "keep-alive")
-		h.Set("X-Accel-Buffering", "no")
-		h.Set(simchat.ProtocolHeader, simchat.ProtocolToken)
+		sse.SetHeaders(w.Header())
+		w.Header().Set(simchat.ProtocolHeader, simchat.ProtocolToken)
 		w.WriteHeader(http.StatusOK)
 		rc := http.NewResponseController(w)
 		if rc.Flush() != nil {

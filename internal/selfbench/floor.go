@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/loadgen"
-	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
@@ -249,28 +248,24 @@ func runPath(ctx context.Context, streams, events int, itl time.Duration, o Opti
 func runPathGenerator(ctx context.Context, st *stack.Stack, lib *scenarios.Library, mix *loadgen.Mix, streams, events int, itl time.Duration, o Options) (*floorRun, error) {
 	roles := []*floorRole{{name: "mock", pid: st.Mock.PID()}, {name: "runtime", pid: st.Runtime.PID()}, {name: "generator"}}
 	m := startMeter(roles...)
-	update, done := o.progress()
 	profiling := false // set on the run's collector goroutine (the ProgressFunc), read after Run
 	profiles := make(chan error, 1)
 	length := time.Duration(events+1) * itl
-	run, err := loadgen.Run(ctx, loadgen.Config{Dialects: dialects.Default(),
+	run, _, err := runWithPeak(ctx, loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: mix, MixName: "bench-path", Library: lib,
 		RunID:    "bench-path-" + time.Now().UTC().Format("150405"),
 		Stages:   loadgen.Stages{{Duration: time.Second, Target: float64(streams)}, {Duration: time.Second, Target: float64(streams)}},
 		Sessions: int64(streams), Grace: length + time.Minute, StreamTimeout: length + time.Minute, HTTP2: o.HTTP2,
 		NoLeakCheck: true,
-		Outputs: []loadgen.Output{loadgen.ProgressFunc(func(p loadgen.Progress) {
-			update(p)
-			m.sample(p.Active)
-			if o.ProfileDir != "" && p.Active >= int64(streams) && !profiling {
-				profiling = true
-				go func() {
-					profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.Mock.PprofURL(), st.Runtime.PprofURL())
-				}()
-			}
-		})},
+	}, o, func(p loadgen.Progress) {
+		m.sample(p.Active)
+		if o.ProfileDir != "" && p.Active >= int64(streams) && !profiling {
+			profiling = true
+			go func() {
+				profiles <- pathProfiles(ctx, o.ProfileDir, streams, st.Mock.PprofURL(), st.Runtime.PprofURL())
+			}()
+		}
 	})
-	done()
 	if err != nil {
 		return nil, err
 	}

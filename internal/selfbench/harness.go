@@ -197,13 +197,17 @@ func bucketWidthMicros(d time.Duration) int64 {
 	return h.Max() - h.Min() + 1
 }
 
-// runWithPeak runs cfg with progress output and returns the run and its peak open streams.
-func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options) (*measure.Run, int64, error) {
+// runWithPeak runs cfg with progress output (then each, on the run's collector goroutine) and
+// returns the run and its peak open streams.
+func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options, each ...func(loadgen.Progress)) (*measure.Run, int64, error) {
 	update, done := o.progress()
 	var peak int64 // only the run's collector goroutine writes it
 	cfg.Outputs = append(cfg.Outputs, loadgen.ProgressFunc(func(p loadgen.Progress) {
 		peak = max(peak, p.Active)
 		update(p)
+		for _, f := range each {
+			f(p)
+		}
 	}))
 	cfg.Dialects = dialects.Default()
 	run, err := loadgen.Run(ctx, cfg)

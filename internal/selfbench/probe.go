@@ -291,35 +291,23 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 	return at, err
 }
 
-// probeDuring starts the probe child and its run of req; wait waits for the result and stops it.
-func probeDuring(ctx context.Context, exe string, req probeRequest) (wait func() (probeResult, error), err error) {
+// runWithProbe runs cfg with the probe client, a child process, playing req beside it.
+func runWithProbe(ctx context.Context, exe string, cfg loadgen.Config, o Options, req probeRequest) (*measure.Run, int64, probeResult, error) {
 	child, err := stack.StartChild(exe, childArgs(probeClientMode))
 	if err != nil {
-		return nil, fmt.Errorf("start probe client: %w", err)
+		return nil, 0, probeResult{}, fmt.Errorf("start probe client: %w", err)
 	}
+	defer child.Stop()
 	body, _ := json.Marshal(req) // numbers and strings: cannot fail
-	var res probeResult
+	var floor probeResult
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		res, err = postProbe(ctx, child.URL()+"/run", body)
+		floor, err = postProbe(ctx, child.URL()+"/run", body)
 		done <- err
 	}()
-	return func() (probeResult, error) {
-		err := <-done
-		child.Stop()
-		return res, err
-	}, nil
-}
-
-// runWithProbe runs cfg with the probe client playing req beside it.
-func runWithProbe(ctx context.Context, exe string, cfg loadgen.Config, o Options, req probeRequest) (*measure.Run, int64, probeResult, error) {
-	probe, err := probeDuring(ctx, exe, req)
-	if err != nil {
-		return nil, 0, probeResult{}, err
-	}
 	run, peak, err := runWithPeak(ctx, cfg, o)
-	floor, probeErr := probe()
+	probeErr := <-done
 	return run, peak, floor, cmp.Or(err, probeErr)
 }
 

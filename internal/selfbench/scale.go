@@ -11,7 +11,6 @@ import (
 
 	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol/dialects"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/stack"
@@ -149,9 +148,7 @@ func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload,
 		return nil, fmt.Errorf("generator memory: %w", err)
 	}
 	meter := startMeter(roles...)
-	update, done := o.progress()
 	sample := func(p loadgen.Progress) { // on the run's collector goroutine alone
-		update(p)
 		meter.sample(p.Active)
 		if m.liveAtTop.total() == 0 && p.Active >= int64(s.streams) {
 			m.liveAtTop = liveMemory()
@@ -167,16 +164,13 @@ func measureScale(ctx context.Context, o Options, s scaleShape, w scaleWorkload,
 	cfg := loadgen.Config{
 		Target: st.RuntimeURL, MockURL: st.MockURL, Mix: w.mix, MixName: w.mix.Name, Library: lib,
 		RunID: "bench-scale-" + time.Now().UTC().Format("150405"), Stages: w.stages, Sessions: w.sessions,
-		Grace: s.length + time.Minute, StreamTimeout: s.length + time.Minute, HTTP2: o.HTTP2, Outputs: []loadgen.Output{loadgen.ProgressFunc(sample)},
+		Grace: s.length + time.Minute, StreamTimeout: s.length + time.Minute, HTTP2: o.HTTP2,
 	}
 	if w.families != nil {
 		cfg.Outputs = append(cfg.Outputs, loadgen.SessionEndFunc(w.families.add))
 	}
 	var err error
-	cfg.Dialects = dialects.Default()
-	m.run, err = loadgen.Run(ctx, cfg)
-	done()
-	if err != nil {
+	if m.run, _, err = runWithPeak(ctx, cfg, o, sample); err != nil {
 		return nil, err
 	}
 	m.peak = meter.stop()

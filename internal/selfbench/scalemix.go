@@ -21,18 +21,13 @@ func scaleDefaultMix() (*loadgen.Mix, error) {
 	def := loadgen.DefaultMix()
 	profiles := slices.Clone(def.Profiles)
 	for i, p := range profiles {
-		weights := maps.Clone(def.Scenarios)
-		if weights == nil {
-			weights = map[string]float64{}
-		}
+		weights, own := map[string]float64{}, map[string]float64{}
+		maps.Copy(weights, def.Scenarios)
 		maps.Copy(weights, p.Scenarios)
+		maps.Copy(own, p.Scenarios)
 		var total float64
 		for _, w := range weights {
 			total += w
-		}
-		own := maps.Clone(p.Scenarios)
-		if own == nil {
-			own = map[string]float64{}
 		}
 		// w / (total + w) = share  ⇔  w = total · share / (1 − share)
 		own[scaleStreamName] = total * scaleStreamShare / (1 - scaleStreamShare)

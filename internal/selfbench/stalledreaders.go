@@ -57,15 +57,12 @@ func StalledReaders(ctx context.Context, o Options) (*Report, error) {
 			"Memory: runtime VmRSS once it stopped growing with the stalled streams held − before them",
 			b.normal, b.ramp, b.length, b.warmup, b.stalled, stalledReceiveBuffer, stalledSegment, b.idle, o.providerProtocol()),
 	}
-	var (
-		cleanup func()
-		err     error
-	)
-	b.dir, b.lib, cleanup, err = keptScenarioDir(rep, o.KeepDir, map[string]string{"stalled-normal": stalledNormalYAML, "stalled-bulk": stalledBulkYAML})
+	dir, lib, cleanup, err := keptScenarioDir(rep, o.KeepDir, map[string]string{"stalled-normal": stalledNormalYAML, "stalled-bulk": stalledBulkYAML})
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
+	b.dir, b.lib = dir, lib
 	if b.mix, err = chatMix("bench-stalled", "stalled-normal", "openai-none", "anthropic-none"); err != nil {
 		return nil, err
 	}
