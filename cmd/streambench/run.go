@@ -78,7 +78,7 @@ func runRun(args []string) error {
 		where = "in process"
 	}
 	cfg.Info.Faults = parsedFaults.Names()
-	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
+	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(cfg.ScriptTimeScale)})
 	dir, err := workload.OutDir(*out)
 	if err != nil {
 		return usageError("%v", err)

@@ -115,7 +115,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if err := workload.CheckWritable("--out", *outDir); err != nil {
 		return usageError("%v", err)
 	}
-	sr := &console.Steps{W: w, Target: *target, Mock: *mockURL, Faults: parsedFaults, SweepID: sweep.ID(w.RunID, time.Now()),
+	sr := &console.Steps{W: w, Target: *target, Mock: *mockURL, Faults: parsedFaults, SweepID: sweep.ID(cfg.RunID, time.Now()),
 		InProcess: *inProcess, InProcessSet: fs.Changed("in-process")}
 	sr.Dir = filepath.Join(*outDir, sr.SweepID)
 	var res *sweep.Result
