@@ -44,7 +44,7 @@ func TestShardPacerUnionIsTheSchedule(t *testing.T) {
 		// a count that does not divide the arrivals: shards differ by one at most
 		{"constant/3", func() Pacer { return ConstantRate{PerSecond: 10} }, 3, time.Second + time.Millisecond},
 		// seeded Poisson: each shard draws the same intervals as the single process
-		{"poisson/4", func() Pacer { return NewPoisson(200, 7) }, 4, time.Second},
+		{"poisson/4", func() Pacer { return &Poisson{PerSecond: 200, Seed: 7} }, 4, time.Second},
 		// a rate ramp that stops by itself
 		{"stages/2", func() Pacer { return Stages{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 0}} }, 2, time.Hour},
 		// one shard is the base itself
