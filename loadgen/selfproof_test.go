@@ -180,10 +180,7 @@ func (s *stack) configWholeProcess(m *Mix, clients int, sessions int64) Config {
 
 func runLoad(t *testing.T, cfg Config) *measure.Run {
 	t.Helper()
-	run, err := Run(context.Background(), withDialects(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := mustRun(t, cfg)
 	return run
 }
 
@@ -418,6 +415,16 @@ func withDialects(cfg Config) Config {
 		cfg.Dialects = dialects.Default()
 	}
 	return cfg
+}
+
+// mustRun runs cfg (withDialects), failing the test when the run cannot happen.
+func mustRun(tb testing.TB, cfg Config) *measure.Run {
+	tb.Helper()
+	run, err := Run(context.Background(), withDialects(cfg))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return run
 }
 
 // mixWithoutLongAnswer is the default mix without long-answer (2,000 tokens: too slow for a

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,10 +147,7 @@ func sessionIDs(t *testing.T, cfg Config) ([]string, *measure.Run) {
 	cfg.Clock, cfg.Target, cfg.Transport = hrtimer.NewPortable(), "http://in-memory", handlerTransport{oddSimChat(t)}
 	cfg.Mix, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = legacyPlainMix(t), true, "-"
 	cfg.Outputs = append(cfg.Outputs, SessionEndFunc(func(e SessionEnd) { mu.Lock(); ids = append(ids, e.Session); mu.Unlock() }))
-	run, err := Run(context.Background(), withDialects(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := mustRun(t, cfg)
 	slices.Sort(ids)
 	return ids, run
 }
