@@ -51,7 +51,7 @@ func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
 					"data: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"content\":" + string(final) + "}}}\n\ndata: \"[DONE]\"\n\n"))
 			}))
 			defer srv.Close()
-			run := mustRun(t, Config{
+			run := runLoad(t, Config{
 				Target: srv.URL, Mix: stallMix(t, tc.mixAllow), MixName: "allow", Rate: 50, Sessions: 1,
 				Allow: tc.allow, Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
 			})

@@ -168,7 +168,7 @@ func BenchmarkTTFCFidelity(b *testing.B) {
 	mix := optedInMix(b, "bench", "bench-answer", "bench")
 	for b.Loop() {
 		var peak int64
-		run := mustRun(b, Config{
+		run := runLoad(b, Config{
 			Target: url, Library: lib, Mix: mix, RunID: "fidelity", Rate: 400, Duration: 10 * time.Second,
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
 			Outputs: []Output{ProgressFunc(func(p Progress) { peak = max(peak, p.Active) })},

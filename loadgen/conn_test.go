@@ -105,7 +105,7 @@ func TestUnsolicitedResponseNeverJudged(t *testing.T) {
 			m := hostileMix(t, []string{"ok", "stray"})
 			const sessions = 150
 			var ends sessionEnds
-			run := mustRun(t, Config{
+			run := runLoad(t, Config{
 				Target: srv.URL(), Mix: m, MixName: "hostile", Clients: 10, Sessions: sessions,
 				StreamTimeout: 10 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", Outputs: []Output{SessionEndFunc(ends.add)},
 			})

@@ -147,7 +147,7 @@ func runEndpointGolden(t *testing.T, lib *scenarios.Library, sloExprs ...string)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run = mustRun(t, Config{
+		run = runLoad(t, Config{
 			Clock: hrtimer.NewPortable(), Target: "http://in-memory", Transport: pipeTransport{mock},
 			Mix: mix, MixName: "endpoint", RunID: "endpoint-golden", Clients: goldenClients, Sessions: goldenSessions,
 			Endpoint: &endpoint.Workload{Input: input, Output: output}, NoGroundTruth: true, GoodputSLOs: slos,

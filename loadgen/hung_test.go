@@ -149,7 +149,7 @@ func TestUnfinishedStreamOutcomes(t *testing.T) {
 			srv := httptest.NewServer(stallingSimChat(t, tc.mode))
 			defer srv.Close()
 			var ends outcomes
-			run := mustRun(t, Config{
+			run := runLoad(t, Config{
 				Target: srv.URL, Mix: stallMix(t, ""), MixName: "stall", Rate: 50, Sessions: 2,
 				Grace: tc.grace, StreamTimeout: tc.stream, IdleTimeout: tc.idle, NoLeakCheck: true, RuntimeMetricsURL: "-",
 				Outputs: []Output{SessionEndFunc(ends.add)}, SamplesPerRule: 1,
@@ -230,7 +230,7 @@ func TestStoppedStreamThatNeverEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := mustRun(t, Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: m, MixName: "stop", Rate: 50, Sessions: 1,
 		Grace: time.Minute, IdleTimeout: time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
 	})

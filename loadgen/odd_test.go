@@ -102,7 +102,7 @@ func oddMix(t *testing.T) *Mix {
 func TestOddButValidSSEServerHasNoViolations(t *testing.T) {
 	srv := httptest.NewServer(oddSimChat(t))
 	defer srv.Close()
-	run := mustRun(t, Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 4, Sessions: 24,
 		RuntimeMetricsURL: "-", LeakGrace: 2 * time.Second,
 	})
@@ -141,7 +141,7 @@ func TestBrokenServerIsReported(t *testing.T) {
 		_, _ = w.Write([]byte("data: {\"blockId\":\"b1\",\"chunk\":\"nope\"}\n\n"))
 	}))
 	defer srv.Close()
-	run := mustRun(t, Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 2, Sessions: 4,
 		RuntimeMetricsURL: "-", NoLeakCheck: true,
 	})

@@ -59,7 +59,7 @@ func TestOpenLoopAchievedRate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				run := mustRun(t, Config{
+				run := runLoad(t, Config{
 					Clock:  hrtimer.NewPortable(),
 					Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 					Mix: legacyPlainMix(t), RunID: "rate", Rate: c.rate, Arrival: c.arrival,
@@ -99,7 +99,7 @@ func TestOpenLoopDropsAtMaxInflight(t *testing.T) {
 			time.Sleep(time.Second) // every stream takes 1 s; 100/s needs 100 in flight
 			oddSimChat(t).ServeHTTP(w, r)
 		})
-		run := mustRun(t, Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "drops", Rate: 100, MaxInflight: 10,
@@ -125,7 +125,7 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 		})
 		var peak int64
 		var atHold []int64
-		run := mustRun(t, Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages",
@@ -158,7 +158,7 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 func TestWarmupExcludedFromHistograms(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		run := mustRun(t, Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 			Mix: legacyPlainMix(t), RunID: "warmup", Rate: 10, Duration: 5 * time.Second,
@@ -192,7 +192,7 @@ func TestWarmupKeepsThroughput(t *testing.T) {
 				time.Sleep(700 * time.Millisecond)
 				oddSimChat(t).ServeHTTP(w, r)
 			})
-			run := mustRun(t, Config{
+			run := runLoad(t, Config{
 				Clock:  hrtimer.NewPortable(),
 				Target: "http://in-memory", Transport: handlerTransport{slow},
 				Mix: legacyPlainMix(t), RunID: "warmup-throughput", Clients: 5, Duration: duration,
@@ -229,7 +229,7 @@ func TestStagesEndingAtLoadStop(t *testing.T) {
 			time.Sleep(time.Second)
 			oddSimChat(t).ServeHTTP(w, r)
 		})
-		run := mustRun(t, Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages-end", Stages: Stages{{3 * time.Second, 5}},

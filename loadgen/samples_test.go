@@ -64,7 +64,7 @@ func TestSamplesFromTheRun(t *testing.T) {
 	defer srv.Close()
 	var mu sync.Mutex
 	var records []measure.Record
-	run := mustRun(t, Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: stallMix(t, ""), MixName: "history", Rate: 50, Sessions: 3,
 		RunID: "hist", Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
 		Outputs: []Output{recordsFunc(func(r *measure.Record) {

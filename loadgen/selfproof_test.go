@@ -178,9 +178,13 @@ func (s *stack) configWholeProcess(m *Mix, clients int, sessions int64) Config {
 	}
 }
 
-func runLoad(t *testing.T, cfg Config) *measure.Run {
-	t.Helper()
-	run := mustRun(t, cfg)
+// runLoad runs cfg (withDialects), failing the test when the run cannot happen.
+func runLoad(tb testing.TB, cfg Config) *measure.Run {
+	tb.Helper()
+	run, err := Run(context.Background(), withDialects(cfg))
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return run
 }
 
@@ -415,16 +419,6 @@ func withDialects(cfg Config) Config {
 		cfg.Dialects = dialects.Default()
 	}
 	return cfg
-}
-
-// mustRun runs cfg (withDialects), failing the test when the run cannot happen.
-func mustRun(tb testing.TB, cfg Config) *measure.Run {
-	tb.Helper()
-	run, err := Run(context.Background(), withDialects(cfg))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return run
 }
 
 // mixWithoutLongAnswer is the default mix without long-answer (2,000 tokens: too slow for a

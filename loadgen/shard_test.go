@@ -147,7 +147,7 @@ func sessionIDs(t *testing.T, cfg Config) ([]string, *measure.Run) {
 	cfg.Clock, cfg.Target, cfg.Transport = hrtimer.NewPortable(), "http://in-memory", handlerTransport{oddSimChat(t)}
 	cfg.Mix, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = legacyPlainMix(t), true, "-"
 	cfg.Outputs = append(cfg.Outputs, SessionEndFunc(func(e SessionEnd) { mu.Lock(); ids = append(ids, e.Session); mu.Unlock() }))
-	run := mustRun(t, cfg)
+	run := runLoad(t, cfg)
 	slices.Sort(ids)
 	return ids, run
 }
