@@ -214,7 +214,7 @@ func (w *Flags) ScenarioPaths() []string {
 // Config turns the flags into a loadgen.Config (without target, mock and metrics URLs); an
 // error is bad input, naming the flag.
 func (w *Flags) Config() (loadgen.Config, error) {
-	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
+	if w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
 		return loadgen.Config{}, fmt.Errorf("--prompt %q: want the user's message, a non-empty text", w.Prompt)
 	}
 	// A zero given on purpose (--clients 0) is not the default a zero stands for.
@@ -420,10 +420,7 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 		return fmt.Errorf("%s is for an inference endpoint: give --dialect %s", flag, orList(cfg.Dialects.Endpoints()))
 	}
 	if w.Model != "" {
-		if cfg.Options == nil {
-			cfg.Options = protocol.Options{}
-		}
-		cfg.Options["model"] = w.Model
+		cfg.Options = protocol.MergeOptions(cfg.Options, protocol.Options{"model": w.Model})
 	}
 	if w.APIKey != "" {
 		name, value := spec.APIKey(w.APIKey)
@@ -681,10 +678,7 @@ func (w *Flags) DiscoverModel(cfg *loadgen.Config) error {
 	case len(ids) > 1:
 		return fmt.Errorf("no --model, and the target serves %d: %s; choose one with --model", len(ids), strings.Join(ids, ", "))
 	}
-	if cfg.Options == nil {
-		cfg.Options = map[string]any{}
-	}
-	cfg.Options["model"] = ids[0]
+	cfg.Options = protocol.MergeOptions(cfg.Options, protocol.Options{"model": ids[0]})
 	m, err := loadgen.EndpointMix(w.Dialect, ids[0], cfg.Seed)
 	if err != nil {
 		return err
