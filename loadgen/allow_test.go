@@ -51,13 +51,10 @@ func TestAllowedRulesDoNotFailTheRun(t *testing.T) {
 					"data: {\"event\":\"final\",\"data\":{\"success\":true,\"output\":{\"content\":" + string(final) + "}}}\n\ndata: \"[DONE]\"\n\n"))
 			}))
 			defer srv.Close()
-			run, err := Run(context.Background(), withDialects(Config{
+			run := runLoad(t, Config{
 				Target: srv.URL, Mix: stallMix(t, tc.mixAllow), MixName: "allow", Rate: 50, Sessions: 1,
 				Allow: tc.allow, Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
-			}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
 			s := run.Summary
 			if s.Violations[protocol.RFraming] != 1 || s.Violations[protocol.RConverge] != 1 || s.Counters.Outcome(measure.OutcomeCompleted) != 1 {
 				t.Fatalf("violations %v, outcomes %v: want R-framing and R-converge once each, allowed or not, on a completed session", s.Violations, s.Counters.Outcomes)

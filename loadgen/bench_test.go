@@ -168,14 +168,11 @@ func BenchmarkTTFCFidelity(b *testing.B) {
 	mix := optedInMix(b, "bench", "bench-answer", "bench")
 	for b.Loop() {
 		var peak int64
-		run, err := Run(context.Background(), withDialects(Config{
+		run := runLoad(b, Config{
 			Target: url, Library: lib, Mix: mix, RunID: "fidelity", Rate: 400, Duration: 10 * time.Second,
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
 			Outputs: []Output{ProgressFunc(func(p Progress) { peak = max(peak, p.Active) })},
-		}))
-		if err != nil {
-			b.Fatal(err)
-		}
+		})
 		if n := run.Summary.TotalViolations(); n != 0 || run.Summary.Counters.Errors() != 0 {
 			b.Fatalf("violations %v errors %d", run.Summary.Violations, run.Summary.Counters.Errors())
 		}

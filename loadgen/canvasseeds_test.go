@@ -23,9 +23,7 @@ var canvasScenarios = []string{"pii-answer", "pii-tool", "reconnect-mid-answer",
 func TestCanvasSeedsClean(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, testScale)
-	cfg := s.config(mixOf(t, canvasScenarios, canvas(), canvasRedacted()), 6, 40)
-	cfg.NoLeakCheck = true
-	run := runLoad(t, cfg)
+	run := s.playNoLeakCheck(t, mixOf(t, canvasScenarios, canvas(), canvasRedacted()), 6, 40)
 	sum := run.Summary
 	if n := sum.TotalViolations(); n != 0 || !sum.Verdict.Pass {
 		t.Fatalf("clean runtime: %d violations, verdict %v\n%s", n, sum.Verdict.Pass, describe(run))
@@ -58,9 +56,7 @@ func TestCanvasSeedsFaults(t *testing.T) {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel()
 			s := newStack(t, testScale, c.fault)
-			cfg := s.config(mixOf(t, c.scenarios, c.profiles...), 4, 12)
-			cfg.NoLeakCheck = true
-			run := runLoad(t, cfg)
+			run := s.playNoLeakCheck(t, mixOf(t, c.scenarios, c.profiles...), 4, 12)
 			checkFaultRules(t, run, c.fault, []protocol.Rule{c.rule}, nil)
 		})
 	}

@@ -105,13 +105,10 @@ func TestUnsolicitedResponseNeverJudged(t *testing.T) {
 			m := hostileMix(t, []string{"ok", "stray"})
 			const sessions = 150
 			var ends sessionEnds
-			run, err := Run(context.Background(), withDialects(Config{
+			run := runLoad(t, Config{
 				Target: srv.URL(), Mix: m, MixName: "hostile", Clients: 10, Sessions: sessions,
 				StreamTimeout: 10 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", Outputs: []Output{SessionEndFunc(ends.add)},
-			}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
 			if st.strays.Load() == 0 {
 				t.Fatal("the target sent no stray reply")
 			}

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -148,15 +147,12 @@ func runEndpointGolden(t *testing.T, lib *scenarios.Library, sloExprs ...string)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err = Run(context.Background(), withDialects(Config{
+		run = runLoad(t, Config{
 			Clock: hrtimer.NewPortable(), Target: "http://in-memory", Transport: pipeTransport{mock},
 			Mix: mix, MixName: "endpoint", RunID: "endpoint-golden", Clients: goldenClients, Sessions: goldenSessions,
 			Endpoint: &endpoint.Workload{Input: input, Output: output}, NoGroundTruth: true, GoodputSLOs: slos,
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
 	})
 	return run
 }

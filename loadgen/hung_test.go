@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -150,14 +149,11 @@ func TestUnfinishedStreamOutcomes(t *testing.T) {
 			srv := httptest.NewServer(stallingSimChat(t, tc.mode))
 			defer srv.Close()
 			var ends outcomes
-			run, err := Run(context.Background(), withDialects(Config{
+			run := runLoad(t, Config{
 				Target: srv.URL, Mix: stallMix(t, ""), MixName: "stall", Rate: 50, Sessions: 2,
 				Grace: tc.grace, StreamTimeout: tc.stream, IdleTimeout: tc.idle, NoLeakCheck: true, RuntimeMetricsURL: "-",
 				Outputs: []Output{SessionEndFunc(ends.add)}, SamplesPerRule: 1,
-			}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
 			s := run.Summary
 			c := s.Counters
 			if !slices.Equal(ends.got, []measure.Outcome{tc.want, tc.want}) || c.Outcome(tc.want) != 2 {
@@ -234,13 +230,10 @@ func TestStoppedStreamThatNeverEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := Run(context.Background(), withDialects(Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: m, MixName: "stop", Rate: 50, Sessions: 1,
 		Grace: time.Minute, IdleTimeout: time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-", SamplesPerRule: 1,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	c := run.Summary.Counters
 	if stops.Load() == 0 {
 		t.Fatalf("the client never sent its stop request (counters %+v)", c)

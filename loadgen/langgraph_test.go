@@ -64,9 +64,7 @@ func TestLangGraphAgainstTheRuntime(t *testing.T) {
 			if tc.fault == "" {
 				sessions = 60
 			}
-			cfg := s.config(mixOf(t, tc.scenarios, langGraphProfile(tc.opts)), 4, sessions)
-			cfg.NoLeakCheck = true // process-wide gauges: parallel tests share them
-			run := runLoad(t, cfg)
+			run := s.playNoLeakCheck(t, mixOf(t, tc.scenarios, langGraphProfile(tc.opts)), 4, sessions)
 			got, want := slices.Sorted(maps.Keys(run.Summary.Violations)), slices.Sorted(slices.Values(tc.want))
 			if !slices.Equal(got, want) {
 				t.Errorf("violations %v, want %v\n%s", run.Summary.Violations, tc.want, describe(run))

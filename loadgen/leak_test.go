@@ -65,6 +65,17 @@ func runtimeLeaks(s *measure.Summary) map[string]measure.Leak {
 	return out
 }
 
+// runtimeNotChecked returns what of the runtime's was not checked, in order.
+func runtimeNotChecked(s *measure.Summary) []measure.LeakNotChecked {
+	var out []measure.LeakNotChecked
+	for _, n := range s.LeaksNotChecked {
+		if n.Source == "runtime" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // TestLeakCheckRuntimeWithoutMetrics: a runtime with no /metrics is "not checked", named with
 // its reason, and the run passes (the generator's own gauges are still checked). Not
 // parallel: the generator's gauges are this process's.
@@ -73,8 +84,7 @@ func TestLeakCheckRuntimeWithoutMetrics(t *testing.T) {
 	if len(runtimeLeaks(s)) != 0 {
 		t.Errorf("runtime gauges compared without a /metrics: %+v", s.Leaks)
 	}
-	i := slices.IndexFunc(s.LeaksNotChecked, func(n measure.LeakNotChecked) bool { return n.Source == "runtime" })
-	if i < 0 || !strings.Contains(s.LeaksNotChecked[i].Reason, "404") {
+	if nc := runtimeNotChecked(s); len(nc) == 0 || !strings.Contains(nc[0].Reason, "404") {
 		t.Errorf("runtime not reported as not checked (404): %+v", s.LeaksNotChecked)
 	}
 	if !slices.ContainsFunc(s.Leaks, func(l measure.Leak) bool { return l.Source == "generator" }) {
@@ -92,8 +102,7 @@ func TestLeakCheckUnreadableMetrics(t *testing.T) {
 		_, _ = w.Write([]byte("<html>a dashboard</html>\n"))
 	})
 	s := leakRun(t, srv, 2*time.Second, false)
-	i := slices.IndexFunc(s.LeaksNotChecked, func(n measure.LeakNotChecked) bool { return n.Source == "runtime" })
-	if i < 0 || !strings.Contains(s.LeaksNotChecked[i].Reason, "not Prometheus text") {
+	if nc := runtimeNotChecked(s); len(nc) == 0 || !strings.Contains(nc[0].Reason, "not Prometheus text") {
 		t.Errorf("runtime not reported as unreadable: %+v", s.LeaksNotChecked)
 	}
 	if !s.Verdict.Pass {
@@ -141,7 +150,7 @@ func TestLeakCheckNodeStable(t *testing.T) {
 			t.Errorf("%s: compared %v, %+v; want compared and ok", name, ok, l)
 		}
 	}
-	if slices.ContainsFunc(s.LeaksNotChecked, func(n measure.LeakNotChecked) bool { return n.Source == "runtime" }) {
+	if len(runtimeNotChecked(s)) > 0 {
 		t.Errorf("runtime partly not checked: %+v", s.LeaksNotChecked)
 	}
 	if !s.Verdict.Pass {
@@ -162,10 +171,8 @@ func TestLeakCheckGaugeComesAndGoes(t *testing.T) {
 	})
 	s := leakRun(t, srv, 2*time.Second, false)
 	var names []string
-	for _, n := range s.LeaksNotChecked {
-		if n.Source == "runtime" {
-			names = append(names, n.Name+": "+n.Reason)
-		}
+	for _, n := range runtimeNotChecked(s) {
+		names = append(names, n.Name+": "+n.Reason)
 	}
 	if len(names) != 2 || !strings.HasPrefix(names[0], "old_open_things: gone after the load") || !strings.HasPrefix(names[1], "new_open_things: absent before the load") {
 		t.Errorf("not checked %q, want old_open_things gone and new_open_things absent before", names)

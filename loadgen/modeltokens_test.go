@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -75,10 +74,7 @@ func TestUsagelessSessionCountedByTokenizer(t *testing.T) {
 				Prompts: []endpoint.Prompt{{Messages: []protocol.Message{{Role: "user", Text: "Who won in 2020?"}}}}, Source: "--prompt"})
 			cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = 1, 3, true
 			cfg.Target, cfg.RuntimeMetricsURL = srv.URL, "-"
-			run, err := Run(context.Background(), withDialects(cfg))
-			if err != nil {
-				t.Fatal(err)
-			}
+			run := runLoad(t, cfg)
 			c, tok := run.Summary.Counters, run.Summary.Tokens
 			if c.SessionsOK != 3 {
 				t.Fatalf("%d of 3 sessions ok: %+v %v", c.SessionsOK, c.Outcomes, run.Summary.Verdict)
@@ -115,10 +111,7 @@ func TestUsagelessConversationTurnsCountedByTokenizer(t *testing.T) {
 	cfg := endpointConfig(t, "openai-chat", "m", 0, &endpoint.Workload{Output: out, Conversations: convs, Source: file})
 	cfg.Clients, cfg.Sessions, cfg.NoLeakCheck = 1, 2, true
 	cfg.Target, cfg.RuntimeMetricsURL = srv.URL, "-"
-	run, err := Run(context.Background(), withDialects(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runLoad(t, cfg)
 	c := run.Summary.Counters
 	if c.SessionsOK != 2 || c.TurnRequests != 2 {
 		t.Fatalf("%d of 2 conversations ok, %d earlier turns: %+v", c.SessionsOK, c.TurnRequests, c.Outcomes)

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -103,13 +102,10 @@ func oddMix(t *testing.T) *Mix {
 func TestOddButValidSSEServerHasNoViolations(t *testing.T) {
 	srv := httptest.NewServer(oddSimChat(t))
 	defer srv.Close()
-	run, err := Run(context.Background(), withDialects(Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 4, Sessions: 24,
 		RuntimeMetricsURL: "-", LeakGrace: 2 * time.Second,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	s := run.Summary
 	t.Logf("load %v, leaks %+v", s.Ended.Sub(s.Started), s.Leaks)
 	if s.Counters.SessionsStarted != 24 || s.Counters.SessionsOK != 24 {
@@ -145,13 +141,10 @@ func TestBrokenServerIsReported(t *testing.T) {
 		_, _ = w.Write([]byte("data: {\"blockId\":\"b1\",\"chunk\":\"nope\"}\n\n"))
 	}))
 	defer srv.Close()
-	run, err := Run(context.Background(), withDialects(Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: oddMix(t), MixName: "odd", Clients: 2, Sessions: 4,
 		RuntimeMetricsURL: "-", NoLeakCheck: true,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	s := run.Summary
 	if s.Counters.Outcome(measure.OutcomeTruncated) != 4 || s.Violations[protocol.RTerminal] != 0 {
 		t.Errorf("outcomes %v, violations %v: want every stream truncated (no terminal), not R-terminal restating it", s.Counters.Outcomes, s.Violations)

@@ -44,11 +44,6 @@ type Poisson struct {
 	memoDue time.Duration // due time of arrival memoN
 }
 
-// NewPoisson returns a Poisson pacer with the given mean rate and seed.
-func NewPoisson(perSecond float64, seed uint64) *Poisson {
-	return &Poisson{PerSecond: perSecond, Seed: seed}
-}
-
 // interval returns the gap before arrival k (k >= 1); arrival 0 is due at 0.
 func (p *Poisson) interval(k uint64) time.Duration {
 	r := rand.New(rand.NewPCG(p.Seed, k))

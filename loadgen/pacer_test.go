@@ -41,7 +41,7 @@ func TestConstantRatePace(t *testing.T) {
 func TestPoissonMeanAndDeterminism(t *testing.T) {
 	t.Parallel()
 	const rate, n = 200.0, 20000
-	p := NewPoisson(rate, 42)
+	p := &Poisson{PerSecond: rate, Seed: 42}
 	var last time.Duration
 	var gaps []float64
 	for i := uint64(0); i < n; i++ {
@@ -70,7 +70,7 @@ func TestPoissonMeanAndDeterminism(t *testing.T) {
 		t.Errorf("interval stddev %.6fs, want ≈ mean %.6fs", sd, mean)
 	}
 	// Same seed, same schedule, even when asked out of order (memo reset).
-	q := NewPoisson(rate, 42)
+	q := &Poisson{PerSecond: rate, Seed: 42}
 	w1, _ := q.Pace(0, 1234)
 	w0, _ := q.Pace(0, 10)
 	r0, _ := p.Pace(0, 10)
@@ -79,7 +79,7 @@ func TestPoissonMeanAndDeterminism(t *testing.T) {
 		t.Errorf("same seed gave different schedules: %v/%v vs %v/%v", w0, w1, r0, r1)
 	}
 	// Another seed, another schedule.
-	other, _ := NewPoisson(rate, 43).Pace(0, 10)
+	other, _ := (&Poisson{PerSecond: rate, Seed: 43}).Pace(0, 10)
 	if other == r0 {
 		t.Errorf("seeds 42 and 43 gave the same 10th arrival %v", r0)
 	}
@@ -209,7 +209,7 @@ func TestGammaArrivals(t *testing.T) {
 			t.Errorf("burstiness %g: coefficient of variation %.3f, want %.3f ± 5%%", b, cv, want)
 		}
 	}
-	poisson, gamma1 := NewPoisson(rate, 7), &Poisson{PerSecond: rate, Burstiness: 1, Seed: 7}
+	poisson, gamma1 := &Poisson{PerSecond: rate, Seed: 7}, &Poisson{PerSecond: rate, Burstiness: 1, Seed: 7}
 	for i := uint64(0); i < 100; i++ {
 		a, _ := poisson.Pace(0, i)
 		g, _ := gamma1.Pace(0, i)

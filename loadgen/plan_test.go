@@ -16,9 +16,7 @@ var planScenarios = []string{"plan-approve", "plan-reject", "plan-reject-answer"
 func TestPlanApprovalClean(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, testScale)
-	cfg := s.config(mixOf(t, planScenarios, composeAll()), 6, 24)
-	cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
-	run := runLoad(t, cfg)
+	run := s.playNoLeakCheck(t, mixOf(t, planScenarios, composeAll()), 6, 24)
 	sum := run.Summary
 	if n := sum.TotalViolations(); n != 0 || !sum.Verdict.Pass {
 		t.Fatalf("plan scenarios on a clean runtime: %d violations, verdict %v\n%s", n, sum.Verdict.Pass, describe(run))
@@ -58,9 +56,7 @@ func TestSelfProofPlanFaults(t *testing.T) {
 		t.Run(c.fault, func(t *testing.T) {
 			t.Parallel()
 			s := newStack(t, testScale, c.fault)
-			cfg := s.config(mixOf(t, c.scenarios, composeAll()), 4, 8)
-			cfg.NoLeakCheck = true
-			run := runLoad(t, cfg)
+			run := s.playNoLeakCheck(t, mixOf(t, c.scenarios, composeAll()), 4, 8)
 			checkFaultRules(t, run, c.fault, []protocol.Rule{c.want}, nil)
 		})
 	}

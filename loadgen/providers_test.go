@@ -41,6 +41,28 @@ func startMock(t *testing.T, fault mockprovider.Fault) string {
 	return srv.URL
 }
 
+// playFaultedMock plays the default mix's scenarios through profiles against a mock with fault,
+// and checks the run broke exactly want's rules, started sessions without an error, and
+// passed when want is nil.
+func playFaultedMock(t *testing.T, fault mockprovider.Fault, want []protocol.Rule, mixName string, sessions int64, profiles ...Profile) *measure.Run {
+	t.Helper()
+	mockURL := startMock(t, fault)
+	run := runLoad(t, Config{
+		Target: mockURL, MockURL: mockURL, Mix: mixOf(t, slices.Sorted(maps.Keys(DefaultMix().Scenarios)), profiles...), MixName: mixName,
+		Clients: 8, Sessions: sessions, ScriptTimeScale: testScale, NoLeakCheck: true, // process-wide gauges: parallel tests share them
+	})
+	if got := slices.Sorted(maps.Keys(run.Summary.Violations)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("violations %v, want %v\n%s", run.Summary.Violations, want, describe(run))
+	}
+	if c := run.Summary.Counters; c.SessionsStarted != sessions || c.Errors() != 0 {
+		t.Errorf("counters: %s", describe(run))
+	}
+	if want == nil && !run.Summary.Verdict.Pass {
+		t.Errorf("verdict: %s", describe(run))
+	}
+	return run
+}
+
 // TestProviderDialectsAgainstTheMock: openai-chat and anthropic-messages, the client playing
 // each scenario's tool loop one request per turn, play the whole default scenario set against
 // the mock with no violation and no unscripted error; aborts are joined with the mock's
@@ -48,7 +70,6 @@ func startMock(t *testing.T, fault mockprovider.Fault) string {
 // unrelated.
 func TestProviderDialectsAgainstTheMock(t *testing.T) {
 	t.Parallel()
-	names := slices.Sorted(maps.Keys(DefaultMix().Scenarios))
 	for _, tc := range []struct {
 		fault mockprovider.Fault
 		want  []protocol.Rule
@@ -66,23 +87,8 @@ func TestProviderDialectsAgainstTheMock(t *testing.T) {
 	} {
 		t.Run(string(tc.fault)+"-", func(t *testing.T) {
 			t.Parallel()
-			mockURL := startMock(t, tc.fault)
-			run := runLoad(t, Config{
-				Target: mockURL, MockURL: mockURL, Mix: mixOf(t, names, providerProfiles()...), MixName: "providers",
-				Clients: 8, Sessions: 120, ScriptTimeScale: testScale, NoLeakCheck: true, // process-wide gauges: parallel tests share them
-			})
-			got, want := slices.Sorted(maps.Keys(run.Summary.Violations)), slices.Sorted(slices.Values(tc.want))
-			if !slices.Equal(got, want) {
-				t.Errorf("violations %v, want %v\n%s", run.Summary.Violations, tc.want, describe(run))
-			}
-			c := run.Summary.Counters
-			if c.SessionsStarted != 120 || c.Errors() != 0 {
-				t.Errorf("counters: %s", describe(run))
-			}
+			run := playFaultedMock(t, tc.fault, tc.want, "providers", 120, providerProfiles()...)
 			if tc.want == nil {
-				if !run.Summary.Verdict.Pass {
-					t.Errorf("verdict: %s", describe(run))
-				}
 				cancel, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency })
 				if cancel.TotalCount() == 0 {
 					t.Errorf("no cancel latency measured for the aborted sessions")

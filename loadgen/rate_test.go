@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -60,15 +59,12 @@ func TestOpenLoopAchievedRate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				run, err := Run(context.Background(), withDialects(Config{
+				run := runLoad(t, Config{
 					Clock:  hrtimer.NewPortable(),
 					Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 					Mix: legacyPlainMix(t), RunID: "rate", Rate: c.rate, Arrival: c.arrival,
 					Duration: c.duration, NoLeakCheck: true, RuntimeMetricsURL: "-",
-				}))
-				if err != nil {
-					t.Fatal(err)
-				}
+				})
 				cnt := run.Summary.Counters
 				want := c.rate * c.duration.Seconds()
 				got := float64(cnt.SessionsStarted)
@@ -103,15 +99,12 @@ func TestOpenLoopDropsAtMaxInflight(t *testing.T) {
 			time.Sleep(time.Second) // every stream takes 1 s; 100/s needs 100 in flight
 			oddSimChat(t).ServeHTTP(w, r)
 		})
-		run, err := Run(context.Background(), withDialects(Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "drops", Rate: 100, MaxInflight: 10,
 			Duration: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
 		cnt := run.Summary.Counters
 		if cnt.DroppedStarts == 0 || cnt.SessionsStarted+cnt.DroppedStarts != 500 {
 			t.Errorf("started %d dropped %d, want drops and 500 scheduled in all", cnt.SessionsStarted, cnt.DroppedStarts)
@@ -132,7 +125,7 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 		})
 		var peak int64
 		var atHold []int64
-		run, err := Run(context.Background(), withDialects(Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages",
@@ -144,10 +137,7 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 					atHold = append(atHold, p.Active)
 				}
 			})},
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
 		if peak > 20 {
 			t.Errorf("peak %d open streams, ramp tops at 20", peak)
 		}
@@ -168,15 +158,12 @@ func TestClosedLoopStagesRamp(t *testing.T) {
 func TestWarmupExcludedFromHistograms(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		run, err := Run(context.Background(), withDialects(Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{oddSimChat(t)},
 			Mix: legacyPlainMix(t), RunID: "warmup", Rate: 10, Duration: 5 * time.Second,
 			Warmup: 2 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
 		var ttfc int64
 		for _, m := range run.Summary.Metrics {
 			if m.Metric == "ttfc" {
@@ -205,15 +192,12 @@ func TestWarmupKeepsThroughput(t *testing.T) {
 				time.Sleep(700 * time.Millisecond)
 				oddSimChat(t).ServeHTTP(w, r)
 			})
-			run, err := Run(context.Background(), withDialects(Config{
+			run := runLoad(t, Config{
 				Clock:  hrtimer.NewPortable(),
 				Target: "http://in-memory", Transport: handlerTransport{slow},
 				Mix: legacyPlainMix(t), RunID: "warmup-throughput", Clients: 5, Duration: duration,
 				Warmup: warmup, NoLeakCheck: true, RuntimeMetricsURL: "-",
-			}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
 			if c := run.Summary.Counters; c.SessionsOK != c.SessionsStarted || c.SessionsOK == 0 {
 				t.Errorf("warm-up %v: %d started, %d ok", warmup, c.SessionsStarted, c.SessionsOK)
 			}
@@ -245,15 +229,12 @@ func TestStagesEndingAtLoadStop(t *testing.T) {
 			time.Sleep(time.Second)
 			oddSimChat(t).ServeHTTP(w, r)
 		})
-		run, err := Run(context.Background(), withDialects(Config{
+		run := runLoad(t, Config{
 			Clock:  hrtimer.NewPortable(),
 			Target: "http://in-memory", Transport: handlerTransport{slow},
 			Mix: legacyPlainMix(t), RunID: "stages-end", Stages: Stages{{3 * time.Second, 5}},
 			NoLeakCheck: true, RuntimeMetricsURL: "-",
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
 		// Users come up over 3 s and each runs ~1 s sessions: a handful of sessions, all ok.
 		c := run.Summary.Counters
 		if c.SessionsStarted == 0 || c.SessionsStarted > 15 || c.SessionsOK != c.SessionsStarted {

@@ -1,8 +1,6 @@
 package loadgen
 
 import (
-	"maps"
-	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/measure"
@@ -18,7 +16,6 @@ import (
 // [DONE] passes by default.
 func TestResponsesDialectAgainstTheMock(t *testing.T) {
 	t.Parallel()
-	names := slices.Sorted(maps.Keys(DefaultMix().Scenarios))
 	profile := Profile{Dialect: "openai-responses", Weight: 1, Targets: []Target{{Slug: "mock"}}}
 	for _, tc := range []struct {
 		fault mockprovider.Fault
@@ -35,23 +32,8 @@ func TestResponsesDialectAgainstTheMock(t *testing.T) {
 	} {
 		t.Run(string(tc.fault)+"-", func(t *testing.T) {
 			t.Parallel()
-			mockURL := startMock(t, tc.fault)
-			run := runLoad(t, Config{
-				Target: mockURL, MockURL: mockURL, Mix: mixOf(t, names, profile), MixName: "responses",
-				Clients: 8, Sessions: 80, ScriptTimeScale: testScale, NoLeakCheck: true, // process-wide gauges: parallel tests share them
-			})
-			got, want := slices.Sorted(maps.Keys(run.Summary.Violations)), slices.Sorted(slices.Values(tc.want))
-			if !slices.Equal(got, want) {
-				t.Errorf("violations %v, want %v\n%s", run.Summary.Violations, tc.want, describe(run))
-			}
-			c := run.Summary.Counters
-			if c.SessionsStarted != 80 || c.Errors() != 0 {
-				t.Errorf("counters: %s", describe(run))
-			}
+			run := playFaultedMock(t, tc.fault, tc.want, "responses", 80, profile)
 			if tc.want == nil {
-				if !run.Summary.Verdict.Pass {
-					t.Errorf("verdict: %s", describe(run))
-				}
 				ttft, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.TimeToFirstToken })
 				if ttft.TotalCount() == 0 {
 					t.Errorf("no time to first token measured from the wire: %s", describe(run))

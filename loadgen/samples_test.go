@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -65,7 +64,7 @@ func TestSamplesFromTheRun(t *testing.T) {
 	defer srv.Close()
 	var mu sync.Mutex
 	var records []measure.Record
-	run, err := Run(context.Background(), withDialects(Config{
+	run := runLoad(t, Config{
 		Target: srv.URL, Mix: stallMix(t, ""), MixName: "history", Rate: 50, Sessions: 3,
 		RunID: "hist", Grace: 5 * time.Second, NoLeakCheck: true, RuntimeMetricsURL: "-",
 		Outputs: []Output{recordsFunc(func(r *measure.Record) {
@@ -73,10 +72,7 @@ func TestSamplesFromTheRun(t *testing.T) {
 			records = append(records, *r)
 			mu.Unlock()
 		})},
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	if len(run.Samples) < 2 {
 		t.Fatalf("samples %+v: want one per broken rule", run.Samples)
 	}

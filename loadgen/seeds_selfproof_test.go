@@ -65,9 +65,7 @@ func TestSelfProofSeedFaults(t *testing.T) {
 					faults = []string{fault}
 				}
 				s := newStack(t, testScale, faults...)
-				cfg := s.config(mixOf(t, c.scenarios, c.profiles...), 4, 12)
-				cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
-				run := runLoad(t, cfg)
+				run := s.playNoLeakCheck(t, mixOf(t, c.scenarios, c.profiles...), 4, 12)
 				got := run.Summary.Violations
 				switch {
 				case fault == "" && (len(got) != 0 || !run.Summary.Verdict.Pass):
@@ -91,9 +89,7 @@ func TestToolPrefixThroughTheStack(t *testing.T) {
 		return p
 	}
 	s := newStack(t, testScale)
-	cfg := s.config(mixOf(t, []string{"preamble-tool", "parallel-tools", "tool-error", "tool-chain"}, prefixed(optedInAll()), prefixed(legacyAll())), 4, 16)
-	cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
-	run := runLoad(t, cfg)
+	run := s.playNoLeakCheck(t, mixOf(t, []string{"preamble-tool", "parallel-tools", "tool-error", "tool-chain"}, prefixed(optedInAll()), prefixed(legacyAll())), 4, 16)
 	if len(run.Summary.Violations) != 0 || !run.Summary.Verdict.Pass {
 		t.Errorf("toolPrefix=custom_: violations %v, verdict %v\n%s", run.Summary.Violations, run.Summary.Verdict.Pass, describe(run))
 	}

@@ -164,6 +164,16 @@ func (s *stack) config(m *Mix, clients int, sessions int64) Config {
 	return cfg
 }
 
+// playNoLeakCheck runs config's load with outs, without the leak check (goroutine counts are
+// shared by parallel tests).
+func (s *stack) playNoLeakCheck(t *testing.T, m *Mix, clients int, sessions int64, outs ...Output) *measure.Run {
+	t.Helper()
+	cfg := s.config(m, clients, sessions)
+	cfg.NoLeakCheck = true
+	cfg.Outputs = append(cfg.Outputs, outs...)
+	return runLoad(t, cfg)
+}
+
 // configWholeProcess is config whose leak check also reads the process-wide gauges (the
 // runtime's and the mock's goroutines and descriptors, and the generator's own): for tests
 // that run alone (not parallel), where they are this test's.
@@ -178,11 +188,12 @@ func (s *stack) configWholeProcess(m *Mix, clients int, sessions int64) Config {
 	}
 }
 
-func runLoad(t *testing.T, cfg Config) *measure.Run {
-	t.Helper()
+// runLoad runs cfg (withDialects), failing the test when the run cannot happen.
+func runLoad(tb testing.TB, cfg Config) *measure.Run {
+	tb.Helper()
 	run, err := Run(context.Background(), withDialects(cfg))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return run
 }
@@ -286,11 +297,8 @@ func TestSelfProofFaults(t *testing.T) {
 				scale = 0.25
 			}
 			s := newStack(t, scale, c.fault)
-			cfg := s.config(mixOf(t, c.scenarios, c.profiles...), 4, 16)
-			cfg.NoLeakCheck = true // goroutine counts are shared by parallel tests
 			var outs violationCount
-			cfg.Outputs = append(cfg.Outputs, &outs)
-			run := runLoad(t, cfg)
+			run := s.playNoLeakCheck(t, mixOf(t, c.scenarios, c.profiles...), 4, 16, &outs)
 			// What counts violations per session from the outputs (the console's table) counts
 			// every one, R-abort's too, which the mock's records show only after the load.
 			if n := outs.n.Load(); n != run.Summary.TotalViolations() {

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,7 +43,7 @@ func TestShardPacerUnionIsTheSchedule(t *testing.T) {
 		// a count that does not divide the arrivals: shards differ by one at most
 		{"constant/3", func() Pacer { return ConstantRate{PerSecond: 10} }, 3, time.Second + time.Millisecond},
 		// seeded Poisson: each shard draws the same intervals as the single process
-		{"poisson/4", func() Pacer { return NewPoisson(200, 7) }, 4, time.Second},
+		{"poisson/4", func() Pacer { return &Poisson{PerSecond: 200, Seed: 7} }, 4, time.Second},
 		// a rate ramp that stops by itself
 		{"stages/2", func() Pacer { return Stages{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 0}} }, 2, time.Hour},
 		// one shard is the base itself
@@ -148,10 +147,7 @@ func sessionIDs(t *testing.T, cfg Config) ([]string, *measure.Run) {
 	cfg.Clock, cfg.Target, cfg.Transport = hrtimer.NewPortable(), "http://in-memory", handlerTransport{oddSimChat(t)}
 	cfg.Mix, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = legacyPlainMix(t), true, "-"
 	cfg.Outputs = append(cfg.Outputs, SessionEndFunc(func(e SessionEnd) { mu.Lock(); ids = append(ids, e.Session); mu.Unlock() }))
-	run, err := Run(context.Background(), withDialects(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runLoad(t, cfg)
 	slices.Sort(ids)
 	return ids, run
 }

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -25,10 +24,7 @@ func TestDoneWithoutFinishReason(t *testing.T) {
 	defer srv.Close()
 	cfg := endpointConfig(t, "openai-chat", "m", 1, &endpoint.Workload{Prompts: []endpoint.Prompt{{Messages: []protocol.Message{{Role: "user", Text: "hi"}}}}})
 	cfg.Target, cfg.Clients, cfg.Sessions, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = srv.URL, 1, 1, true, "-"
-	run, err := Run(context.Background(), withDialects(cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runLoad(t, cfg)
 	if run.Summary.Counters.Outcome(measure.OutcomeTruncated) != 1 || !slices.ContainsFunc(run.Summary.Judging.FirstErrors, func(e string) bool {
 		return strings.Contains(e, "without its terminal: data: [DONE] came with no finish_reason chunk before it")
 	}) {

@@ -27,12 +27,7 @@ func gateMain(args []string, out io.Writer) error {
 		"out of errors), 'violations{rule=R-abort}<5' (that rule out of violations), 'failed<1%'.\n"+
 		"--allow RULE (and the mix's allow:) declares a known finding: its violations are left out of\n"+
 		"violations and failed and shown with the verdict \"allowed\", never dropped; they do not fail the\n"+
-		"gate (load and run take --allow too, and the mix's allow:, so they do not fail the run either).")
-	usage := fs.Usage
-	fs.Usage = func() {
-		usage()
-		fmt.Fprint(os.Stderr, "\n"+verdict.MetricsHelp())
-	}
+		"gate (load and run take --allow too, and the mix's allow:, so they do not fail the run either).", verdict.MetricsHelp())
 	current := fs.String("current", "", "the run directory to judge (or give it as the argument)")
 	baseline := fs.String("baseline", "", "a reference run directory for --max-regression (e.g. results/baseline); one of another workload (dialects, clients, mix, ...) is compared on the keys both recorded, with a warning")
 	thresholds := fs.StringArray("threshold", nil, "an absolute check such as 'ttfc.p99<300ms' or 'errors<0.1%' (repeatable)")

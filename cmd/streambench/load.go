@@ -27,8 +27,7 @@ func loadUsage() string {
 
 // runLoad runs a load against any runtime.
 func runLoad(args []string) error {
-	fs := newFlagSet("load", loadUsage())
-	workload.WithGlossary(fs)
+	fs := newFlagSet("load", loadUsage(), workload.Glossary)
 	target := fs.String("target", "", "the runtime's base URL, e.g. http://127.0.0.1:8080 (required)")
 	mock := fs.String("mock", "", "the mock provider's base URL: its session records give cancel latency, R-abort, and the provider requests and retries per scenario (summary.json provider_requests)")
 	metrics := fs.String("runtime-metrics", "", "the runtime's Prometheus endpoint for the leak check (default TARGET/metrics; - to skip; an absent or unreadable one is reported as not checked, not a failure)")

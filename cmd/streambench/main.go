@@ -141,13 +141,17 @@ func printUsage(cmds []command) {
 	fmt.Fprint(os.Stderr, b.String())
 }
 
-// newFlagSet returns a pflag set whose --help prints the command's usage and flags.
-func newFlagSet(name, usage string) *pflag.FlagSet {
+// newFlagSet returns a pflag set whose --help prints the command's usage, its flags, then
+// each of after after a blank line.
+func newFlagSet(name, usage string, after ...string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: streambench %s\n\n", usage)
 		fs.PrintDefaults()
+		for _, text := range after {
+			fmt.Fprint(os.Stderr, "\n"+text)
+		}
 	}
 	return fs
 }

@@ -14,8 +14,8 @@ import (
 // runRun is the main job: the load against a mock and runtime it starts and stops.
 func runRun(args []string) error {
 	fs := newFlagSet("run", "run [--clients N | --rate R | --stages SPEC] [--duration D | --sessions N] [--mix FILE] [--fault NAME]... [--in-process] [--tls] [--out DIR] ...\n"+
-		"an endpoint workload on the mock alone: run --dialect openai-chat|anthropic-messages --input-tokens SPEC --output-tokens SPEC ...")
-	workload.WithGlossary(fs)
+		"an endpoint workload on the mock alone: run --dialect openai-chat|anthropic-messages --input-tokens SPEC --output-tokens SPEC ...",
+		workload.Glossary)
 	out := workload.AddOut(fs)
 	repeat := workload.AddRepeat(fs)
 	faults := fs.StringArray("fault", nil, "pass a fault switch to the runtime (repeatable):\n"+agentruntime.FaultHelp())
@@ -78,7 +78,7 @@ func runRun(args []string) error {
 		where = "in process"
 	}
 	cfg.Info.Faults = parsedFaults.Names()
-	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(w.TimeScale)})
+	cfg.Info.Extra = workload.WithExtra(cfg.Info.Extra, map[string]string{"stack": where, "time-scale": fmt.Sprint(cfg.ScriptTimeScale)})
 	dir, err := workload.OutDir(*out)
 	if err != nil {
 		return usageError("%v", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,12 +43,7 @@ yourself and pass --target and --mock.`
 
 // sweepMain runs one load per step and finds the highest step that meets every SLO.
 func sweepMain(args []string, out io.Writer) error {
-	fs := newFlagSet("sweep", sweepUsage)
-	usage := fs.Usage
-	fs.Usage = func() {
-		usage()
-		fmt.Fprint(os.Stderr, "\nSLOs use the gate's syntax:\n"+verdict.MetricsHelp())
-	}
+	fs := newFlagSet("sweep", sweepUsage, "SLOs use the gate's syntax:\n"+verdict.MetricsHelp())
 	clients := fs.IntSlice("clients", nil, "closed-loop steps: virtual users, e.g. 250,500,1000")
 	rateList := fs.StringSlice("rate", nil, "open-loop steps: sessions per second, e.g. 10,20,40; or sweep: find the saturation rate as GuideLLM's\n"+
 		"sweep profile does (a synchronous step of 1 client, a throughput step of --throughput-clients, then --steps rates between)")
@@ -115,7 +109,7 @@ func sweepMain(args []string, out io.Writer) error {
 	if err := workload.CheckWritable("--out", *outDir); err != nil {
 		return usageError("%v", err)
 	}
-	sr := &console.Steps{W: w, Target: *target, Mock: *mockURL, Faults: parsedFaults, SweepID: sweep.ID(w.RunID, time.Now()),
+	sr := &console.Steps{W: w, Target: *target, Mock: *mockURL, Faults: parsedFaults, SweepID: sweep.ID(cfg.RunID, time.Now()),
 		InProcess: *inProcess, InProcessSet: fs.Changed("in-process")}
 	sr.Dir = filepath.Join(*outDir, sr.SweepID)
 	var res *sweep.Result

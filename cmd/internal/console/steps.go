@@ -102,7 +102,7 @@ func StartStack(w *workload.Flags, cfg *loadgen.Config, faults agentruntime.Faul
 	if err != nil {
 		return nil, &BadInput{err}
 	}
-	st, err := stack.Start(stack.Options{TimeScale: w.TimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.ScenarioPaths(),
+	st, err := stack.Start(stack.Options{TimeScale: cfg.ScriptTimeScale, ScenarioDir: w.ScenarioDir, ScenarioFiles: w.ScenarioPaths(),
 		Library: cfg.Library, Faults: faults, TLS: useTLS, MockOnly: endpoint}, local)
 	if err != nil {
 		return nil, err

@@ -1,15 +1,8 @@
 package workload
 
-import (
-	"fmt"
-	"os"
-
-	"github.com/spf13/pflag"
-)
-
-// glossaryHelp explains, for a newcomer, the words load's and run's flags use; the README's
+// Glossary explains, for a newcomer, the words load's and run's flags use; the README's
 // glossary says the same at more length.
-const glossaryHelp = `Glossary:
+const Glossary = `Glossary:
   dialect      a wire format with its client and checker (--dialect; the list above comes from
                the registry, protocol/dialects)
   profile      an entry of the mix: a dialect with its options, targets and weight (chat-opted-in,
@@ -33,12 +26,3 @@ const glossaryHelp = `Glossary:
   conclave     Compose's versioned key store (conclave events: write, read, list, delete); a
                key's version never goes back (R-conclave-version)
 `
-
-// WithGlossary makes fs's --help end with the glossary of the words the workload flags use.
-func WithGlossary(fs *pflag.FlagSet) {
-	usage := fs.Usage
-	fs.Usage = func() {
-		usage()
-		fmt.Fprint(os.Stderr, "\n"+glossaryHelp)
-	}
-}

@@ -3,10 +3,10 @@ package workload
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/loadgen"
 	"github.com/streambench/streambench/modeltokens"
 )
 
@@ -19,7 +19,7 @@ func TestExactInputTokens(t *testing.T) {
 		tokenizer string
 		prefix    int
 	}{{modeltokens.CL100K, 0}, {modeltokens.O200K, 0}, {modeltokens.CL100K, 64}} {
-		w := workload{Dialect: "openai-chat", InputTokens: "512", Tokenizer: tc.tokenizer, PrefixTokens: tc.prefix, TimeScale: 1, SnapshotEvery: 1}
+		w := resolvable(workload{Dialect: "openai-chat", InputTokens: "512", Tokenizer: tc.tokenizer, PrefixTokens: tc.prefix})
 		cfg, err := w.build()
 		if err != nil {
 			t.Fatal(err)
@@ -37,10 +37,7 @@ func TestExactInputTokens(t *testing.T) {
 // naming the flag, where they cannot apply.
 func TestPrefixAndTokenizerFlags(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		w    workload
-		want string
-	}{
+	buildErrs(t, []badWorkload{
 		// prefixes of nothing, a pool of no length, prefixes of a given prompt
 		{workload{Dialect: "openai-chat", PrefixTokens: 8}, "--prefix-tokens shapes an endpoint workload's request"},
 		{workload{Dialect: "openai-chat", InputTokens: "8", PrefixPool: 3}, "--prefix-pool draws among prefixes of --prefix-tokens"},
@@ -49,12 +46,7 @@ func TestPrefixAndTokenizerFlags(t *testing.T) {
 		// an encoding not embedded, the tokenizer of no endpoint workload
 		{workload{Dialect: "openai-chat", InputTokens: "8", Tokenizer: "p50k_base"}, `--tokenizer: modeltokens: unknown encoding "p50k_base"`},
 		{workload{Dialect: "openai-chat", Tokenizer: "o200k_base"}, "--tokenizer shapes an endpoint workload's request"},
-	} {
-		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
-		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestTraceFlags: --trace makes an endpoint workload of the file's rows, the run as long as
@@ -67,7 +59,7 @@ func TestTraceFlags(t *testing.T) {
 	os.WriteFile(trace, []byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.5,10,4\n2023-11-16 18:15:47.5,20,5\n"), 0o600)
 	bad := filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(bad, []byte("{\"timestamp\":1,\"input_length\":3,\"output_length\":1}\n{\"timestamp\":\"x\"}\n"), 0o600)
-	w := workload{Dialect: "openai-chat", Trace: trace, TraceSpeed: 4, TimeScale: 1, SnapshotEvery: 1}
+	w := resolvable(workload{Dialect: "openai-chat", Trace: trace, TraceSpeed: 4})
 	cfg, err := w.build()
 	if err != nil {
 		t.Fatal(err)
@@ -78,10 +70,7 @@ func TestTraceFlags(t *testing.T) {
 	if req, _ := cfg.Endpoint.Request(1, 9); req.MaxTokens != 5 {
 		t.Errorf("row 1 sent max_tokens %d, want its 5", req.MaxTokens)
 	}
-	for _, tc := range []struct {
-		w    workload
-		want string
-	}{
+	buildErrs(t, []badWorkload{
 		// a bad row, by file and line
 		{workload{Dialect: "openai-chat", Trace: bad}, "--trace: " + bad + ":2: "},
 		{workload{Dialect: "openai-chat", Trace: trace, TraceFormat: "sharegpt"}, `--trace-format "sharegpt": want mooncake or azure`},
@@ -90,32 +79,19 @@ func TestTraceFlags(t *testing.T) {
 		{workload{Dialect: "openai-chat", Trace: trace, PrefixTokens: 8}, "--prefix-tokens shapes synthetic prompts"},
 		{workload{Dialect: "openai-chat", TraceSpeed: 2, InputTokens: "8"}, "--trace-speed reads a trace: give --trace too"},
 		{workload{Dialect: "sim-chat", Trace: trace}, "--trace is for an inference endpoint"},
-	} {
-		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
-		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestBurstinessFlag: --burstiness is gamma's shape, refused without --arrival gamma or when
 // not a positive, finite number, naming the flag.
 func TestBurstinessFlag(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		w    workload
-		want string
-	}{
+	buildErrs(t, []badWorkload{
 		// gamma's shape, of gamma alone
-		{workload{Rate: 5, Burstiness: 0.5}, "--burstiness 0.5: want a positive, finite shape of --arrival gamma"},
-		{workload{Rate: 5, Arrival: "gamma", Burstiness: -1}, "--burstiness -1"},
-	} {
-		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
-		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
-		}
-	}
-	if cfg, err := (workload{Rate: 5, Arrival: "gamma", Burstiness: 0.5, TimeScale: 1, SnapshotEvery: 1}).build(); err != nil || cfg.Burstiness != 0.5 || cfg.Arrival != "gamma" {
+		{workload{cfg: loadgen.Config{Rate: 5, Burstiness: 0.5}}, "--burstiness 0.5: want a positive, finite shape of --arrival gamma"},
+		{workload{cfg: loadgen.Config{Rate: 5, Arrival: "gamma", Burstiness: -1}}, "--burstiness -1"},
+	})
+	if cfg, err := resolvable(workload{cfg: loadgen.Config{Rate: 5, Arrival: "gamma", Burstiness: 0.5}}).build(); err != nil || cfg.Burstiness != 0.5 || cfg.Arrival != "gamma" {
 		t.Errorf("gamma arrivals: %v, %+v", err, cfg)
 	}
 }

@@ -29,55 +29,42 @@ func AddShard(fs *pflag.FlagSet) *Shard {
 	return s
 }
 
-// Apply sets cfg's shard and start time from the flags and getenv (os.Getenv); an error
-// names the flag.
+// Apply sets cfg's shard from --shard INDEX/COUNT (or --shards COUNT, the index from
+// getenv(loadgen.JobIndexEnv), os.Getenv) and its start from --start-at (RFC3339); a shard needs
+// --run-id or a start time. An error names the flag.
 func (s *Shard) Apply(cfg *loadgen.Config, getenv func(string) string) error {
-	sh, at, err := shardFromFlags(s.shard, s.shards, s.startAt, cfg.RunID, getenv)
-	if err != nil {
-		return err
-	}
-	cfg.Shard, cfg.StartAt = sh, at
-	return nil
-}
-
-// shardFromFlags turns --shard INDEX/COUNT (or --shards COUNT, the index from getenv(loadgen.JobIndexEnv))
-// and --start-at (RFC3339) into the shard and start time; a shard needs --run-id (runID) or a start time.
-func shardFromFlags(shard string, shards int, startAt, runID string, getenv func(string) string) (loadgen.Shard, time.Time, error) {
 	var sh loadgen.Shard
+	var err error
 	switch {
-	case shard != "" && shards != 0:
-		return sh, time.Time{}, fmt.Errorf("--shard and --shards: give the shard as INDEX/COUNT or its count with $%s, not both", loadgen.JobIndexEnv)
-	case shard != "":
-		s, err := loadgen.ParseShard(shard)
-		if err != nil {
-			return sh, time.Time{}, fmt.Errorf("--shard: %w", err)
+	case s.shard != "" && s.shards != 0:
+		return fmt.Errorf("--shard and --shards: give the shard as INDEX/COUNT or its count with $%s, not both", loadgen.JobIndexEnv)
+	case s.shard != "":
+		if sh, err = loadgen.ParseShard(s.shard); err != nil {
+			return fmt.Errorf("--shard: %w", err)
 		}
-		sh = s
-	case shards != 0:
+	case s.shards != 0:
 		env := getenv(loadgen.JobIndexEnv)
 		if env == "" {
-			return sh, time.Time{}, fmt.Errorf("--shards %d: $%s is not set (a Kubernetes Indexed Job sets it; elsewhere use --shard INDEX/COUNT)", shards, loadgen.JobIndexEnv)
+			return fmt.Errorf("--shards %d: $%s is not set (a Kubernetes Indexed Job sets it; elsewhere use --shard INDEX/COUNT)", s.shards, loadgen.JobIndexEnv)
 		}
 		i, err := strconv.Atoi(env)
 		if err != nil {
-			return sh, time.Time{}, fmt.Errorf("$%s=%q: want the shard's 0-based index, an integer", loadgen.JobIndexEnv, env)
+			return fmt.Errorf("$%s=%q: want the shard's 0-based index, an integer", loadgen.JobIndexEnv, env)
 		}
-		s := loadgen.Shard{Index: i, Count: shards}
-		if err := s.Validate(); err != nil {
-			return sh, time.Time{}, fmt.Errorf("--shards with $%s: %w", loadgen.JobIndexEnv, err)
+		sh = loadgen.Shard{Index: i, Count: s.shards}
+		if err := sh.Validate(); err != nil {
+			return fmt.Errorf("--shards with $%s: %w", loadgen.JobIndexEnv, err)
 		}
-		sh = s
 	}
 	var at time.Time
-	if startAt != "" {
-		t, err := time.Parse(time.RFC3339, startAt)
-		if err != nil {
-			return loadgen.Shard{}, time.Time{}, fmt.Errorf("--start-at %q: want an RFC3339 time such as 2026-12-01T15:00:00Z", startAt)
+	if s.startAt != "" {
+		if at, err = time.Parse(time.RFC3339, s.startAt); err != nil {
+			return fmt.Errorf("--start-at %q: want an RFC3339 time such as 2026-12-01T15:00:00Z", s.startAt)
 		}
-		at = t
 	}
-	if sh.Sharded() && runID == "" && at.IsZero() {
-		return loadgen.Shard{}, time.Time{}, fmt.Errorf("--shard %s: give --run-id (or --start-at) so every shard's results and session ids belong to one run", sh)
+	if sh.Sharded() && cfg.RunID == "" && at.IsZero() {
+		return fmt.Errorf("--shard %s: give --run-id (or --start-at) so every shard's results and session ids belong to one run", sh)
 	}
-	return sh, at, nil
+	cfg.Shard, cfg.StartAt = sh, at
+	return nil
 }

@@ -11,12 +11,7 @@ import (
 // wrong with each bad combination.
 func TestShardFromFlags(t *testing.T) {
 	t.Parallel()
-	// flags are load's --shard, --shards and --start-at.
-	type flags struct {
-		shard   string
-		shards  int
-		startAt string
-	}
+	type flags = Shard // load's --shard, --shards and --start-at
 	for _, tc := range []struct {
 		name    string
 		flags   flags
@@ -48,12 +43,14 @@ func TestShardFromFlags(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sh, _, err := shardFromFlags(tc.flags.shard, tc.flags.shards, tc.flags.startAt, tc.runID, func(k string) string {
+			cfg := loadgen.Config{RunID: tc.runID}
+			err := tc.flags.Apply(&cfg, func(k string) string {
 				if k == loadgen.JobIndexEnv {
 					return tc.env
 				}
 				return ""
 			})
+			sh := cfg.Shard
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one with %q", err, tc.wantErr)

@@ -37,39 +37,17 @@ import (
 
 // workload is what to play and how hard, as load's, run's and sweep's workload flags give it;
 // build turns it into a loadgen.Config, its errors naming the flag that was wrong. Each field
-// but the last two holds the flag of its name (Add, AddEndpoint), whose help says what it means.
+// but cfg and the last two holds the flag of its name (Add, AddEndpoint), whose help says what it means.
 type workload struct {
+	cfg                             loadgen.Config // the flags that are a Config field as they are
 	Mix, ScenarioDir, Dialect, Slug string
 	ScenarioFiles                   []string
 	Options                         []string
 	Path, StopPath                  string
-	NoGroundTruth                   bool
-	Seed                            uint64
-	Clients                         int
-	ThinkTime                       time.Duration
-	HonorRetryAfter                 bool
-	Rate                            float64
-	Arrival                         string
-	Burstiness                      float64
-	MaxInflight                     int
 	Stages                          string
-	RateStages                      bool
-	Duration                        time.Duration
-	Sessions                        int64
-	Warmup, Grace                   time.Duration
-	StreamTimeout                   time.Duration
-	IdleTimeout                     time.Duration
-	BreakerSessions                 int
-	LeakGrace                       time.Duration
-	LeakPerStream                   float64
-	NoLeakCheck                     bool
-	SnapshotEvery                   time.Duration
-	HTTP2                           bool
-	Headers, Redact                 []string
+	Headers                         []string
 	CACert                          string
 	Insecure                        bool
-	TimeScale                       float64
-	RunID                           string
 	Allow, GoodputSLOs              []string
 	Model, APIKey                   string
 	InputTokens, OutputTokens       string
@@ -107,46 +85,46 @@ func Add(fs *pflag.FlagSet) *Flags {
 	fs.StringVar(&w.Slug, "slug", "", "send every session to this deployment slug / workflow id / agent id; a --dialect the mix has no profile for (ag-ui, langgraph, ai-sdk in the default mix)\nsends to one named after the dialect unless given (run: to its runtime's openai-all and anthropic-all; it knows openai-none, … too, its 404 lists them)")
 	fs.StringArrayVar(&w.Options, "option", nil, "a dialect option KEY=VALUE for every profile whose dialect takes it (repeatable; over the mix's);\n"+
 		"the dialects and their options:\n"+dialects.Default().Help())
-	fs.BoolVar(&w.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
-	fs.Uint64Var(&w.Seed, "seed", 0, "session sequence seed (default: the mix's)")
-	fs.IntVar(&w.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default when no --rate or --stages: load %d;\n"+
+	fs.BoolVar(&w.cfg.NoGroundTruth, "no-ground-truth", false, "judge timing and structure only: the target's content is not the script's (a real model), so no content rule applies")
+	fs.Uint64Var(&w.cfg.Seed, "seed", 0, "session sequence seed (default: the mix's)")
+	fs.IntVar(&w.cfg.Clients, "clients", 0, fmt.Sprintf("closed loop: virtual users, each running sessions back to back (default when no --rate or --stages: load %d;\n"+
 		"run %d per core of this machine, at most %d, as its mock and runtime share the cores);\n"+
 		"a user ignores the Retry-After of a 429 or 503 and starts its next session at once, unless --honor-retry-after",
 		loadgen.DefaultClients, loadgen.ClientsPerCore, loadgen.DefaultClients))
-	fs.DurationVar(&w.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
-	fs.BoolVar(&w.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
+	fs.DurationVar(&w.cfg.ThinkTime, "think-time", 0, "closed loop: pause between a user's sessions")
+	fs.BoolVar(&w.cfg.HonorRetryAfter, "honor-retry-after", false, fmt.Sprintf("closed loop: after a 429 or 503 with Retry-After, a user waits that long (at most %s, never past the run's end)\n"+
 		"before its next session, when longer than --think-time; the open loop (--rate) keeps its schedule", session.MaxRetryAfter))
-	fs.Float64Var(&w.Rate, "rate", 0, "open loop: sessions started per second")
-	fs.StringVar(&w.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant, poisson or gamma arrivals")
-	fs.Float64Var(&w.Burstiness, "burstiness", 1, "--arrival gamma: the shape B of the gamma-distributed intervals between starts, of mean 1/--rate and\n"+
+	fs.Float64Var(&w.cfg.Rate, "rate", 0, "open loop: sessions started per second")
+	fs.StringVar(&w.cfg.Arrival, "arrival", loadgen.DefaultArrival, "open loop: constant, poisson or gamma arrivals")
+	fs.Float64Var(&w.cfg.Burstiness, "burstiness", 1, "--arrival gamma: the shape B of the gamma-distributed intervals between starts, of mean 1/--rate and\n"+
 		"coefficient of variation 1/sqrt(B) (vLLM's --burstiness): below 1 burstier, 1 Poisson, above 1 more even")
-	fs.IntVar(&w.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
+	fs.IntVar(&w.cfg.MaxInflight, "max-inflight", loadgen.DefaultMaxInflight, "open loop: most open streams; starts beyond it are dropped and counted")
 	fs.StringVar(&w.Stages, "stages", "", "ramp as DURATION:TARGET,... e.g. 30s:1000,60s:1000,10s:0 (virtual users; session rates with --rate-stages)")
-	fs.BoolVar(&w.RateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
-	fs.DurationVar(&w.Duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", loadgen.DefaultDuration))
-	fs.Int64Var(&w.Sessions, "sessions", 0, "stop after this many sessions")
-	fs.DurationVar(&w.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
-	fs.DurationVar(&w.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled (outcome cut).\n"+
+	fs.BoolVar(&w.cfg.RateStages, "rate-stages", false, "--stages targets are session rates (open loop) instead of virtual users")
+	fs.DurationVar(&w.cfg.Duration, "duration", 0, fmt.Sprintf("stop starting sessions after this long (default %s when neither --sessions nor --stages)", loadgen.DefaultDuration))
+	fs.Int64Var(&w.cfg.Sessions, "sessions", 0, "stop after this many sessions")
+	fs.DurationVar(&w.cfg.Warmup, "warmup", 0, "sessions started in this first period are checked but not measured")
+	fs.DurationVar(&w.cfg.Grace, "grace", loadgen.DefaultGrace, "after the last start, how long in-flight streams may finish before they are cancelled (outcome cut).\n"+
 		longestRunHelp)
-	fs.DurationVar(&w.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
+	fs.DurationVar(&w.cfg.StreamTimeout, "stream-timeout", loadgen.DefaultStreamTimeout, "longest a single session may take: one still delivering then ends as outcome over_time (an error, not a violation);\n"+
 		"it never lengthens the run: a stream still open when --grace ends is cut.\n"+longestRunHelp)
 	fs.Duration("replay-budget", 0, "no longer used: a violation's sample is the frames of the run's own session; nothing is sent again")
 	_ = fs.MarkDeprecated("replay-budget", "a violation's sample is the frames of the run's own session; nothing is sent again")
-	fs.DurationVar(&w.IdleTimeout, "idle-timeout", 0, "end a stream silent this long (no byte; comments and keep-alives count) as outcome stalled (default: never, as a legacy client\n"+
+	fs.DurationVar(&w.cfg.IdleTimeout, "idle-timeout", 0, "end a stream silent this long (no byte; comments and keep-alives count) as outcome stalled (default: never, as a legacy client\n"+
 		"or a long tool may be silent for minutes; a stream --stream-timeout or the run's end finds silent for 10s is stalled all the same)")
-	fs.IntVar(&w.BreakerSessions, "breaker-sessions", loadgen.DefaultBreakerSessions, "circuit breaker: when the first N sessions all end in the same error (the same outcome and text but for\n"+
+	fs.IntVar(&w.cfg.BreakerSessions, "breaker-sessions", loadgen.DefaultBreakerSessions, "circuit breaker: when the first N sessions all end in the same error (the same outcome and text but for\n"+
 		"the session id and the URLs), stop starting sessions and say why (the run fails); 0: never")
-	fs.DurationVar(&w.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
-	fs.Float64Var(&w.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
+	fs.DurationVar(&w.cfg.LeakGrace, "leak-grace", loadgen.DefaultLeakGrace, "after the load drained, how long gauges may take to return to their baseline")
+	fs.Float64Var(&w.cfg.LeakPerStream, "leak-per-stream", loadgen.DefaultLeakPerStream, "goroutines, descriptors and handles per peak open stream the runtime and mock may keep after the run,\n"+
 		"on top of 16, for pooled idle provider connections (HTTP/1.1 provider pools keep one connection, two goroutines, per stream they carried at once: 2)")
-	fs.BoolVar(&w.NoLeakCheck, "no-leak-check", false, "skip the leak check")
-	fs.DurationVar(&w.SnapshotEvery, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
-	fs.BoolVar(&w.HTTP2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
+	fs.BoolVar(&w.cfg.NoLeakCheck, "no-leak-check", false, "skip the leak check")
+	fs.DurationVar(&w.cfg.SnapshotInterval, "snapshot-every", loadgen.DefaultSnapshotInterval, "with --out: write the results so far this often, marked incomplete, so a killed run leaves them")
+	fs.BoolVar(&w.cfg.HTTP2, "http2", false, "use HTTP/2 (h2c for http://, h2 by ALPN for https://) instead of one HTTP/1.1 connection per stream")
 	fs.StringArrayVar(&w.Headers, "header", nil, "send this header on every request to the target, as 'Name: value' (repeatable), e.g.\n"+
 		"--header \"x-runtime-internal-token: $TOKEN\"; values of Authorization, Cookie and *token*/*key*/*secret*\n"+
 		"headers are recorded and printed as "+loadgen.Redacted+", and so is each part of them (the token after Bearer, any part of\n"+
 		"8 bytes or more) wherever it appears (an error body, a redirect, a frame), as is a target URL's user:password")
-	fs.StringArrayVar(&w.Redact, "redact", nil, "a secret to hide as "+loadgen.Redacted+" in everything written or printed, whatever its length (repeatable)")
+	fs.StringArrayVar(&w.cfg.Redact, "redact", nil, "a secret to hide as "+loadgen.Redacted+" in everything written or printed, whatever its length (repeatable)")
 	reg := dialects.Default()
 	fs.StringVar(&w.Path, "path", "", "stream path template (--option path=...), e.g. /internal/workflow/agent/{agent}/stream; needs a single dialect (--dialect);\n"+
 		"the placeholders and the default of each dialect that takes one: "+reg.OptionHelp("path"))
@@ -154,8 +132,8 @@ func Add(fs *pflag.FlagSet) *Flags {
 		compose.DefaultStopPath+"; with a --path ending in /stream, that prefix + /runs/{run}/stop)")
 	fs.StringVar(&w.CACert, "ca-cert", "", "https: trust the certificates in this PEM file instead of the system's roots")
 	fs.BoolVar(&w.Insecure, "insecure", false, "https: do not verify the target's certificate")
-	fs.Float64Var(&w.TimeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
-	fs.StringVar(&w.RunID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
+	fs.Float64Var(&w.cfg.ScriptTimeScale, "time-scale", 1, "the mock's time scale (scripted client triggers scale with it)")
+	fs.StringVar(&w.cfg.RunID, "run-id", "", "name of the run (default: time-based); results go to OUT/RUN-ID")
 	fs.BoolVar(&w.Quiet, "quiet", false, "no progress output")
 	fs.StringArrayVar(&w.Allow, "allow", nil, "a rule whose violations are a known finding, e.g. R-abort: counted and shown as allowed, not failing the run (repeatable; adds to the mix's allow:)")
 	fs.StringArrayVar(&w.GoodputSLOs, "goodput-slo", nil, "a per-session objective for goodput, METRIC OP LIMIT, e.g. 'ttft<500ms' or 'tpot<50ms' (repeatable):\n"+
@@ -236,7 +214,7 @@ func (w *Flags) ScenarioPaths() []string {
 // Config turns the flags into a loadgen.Config (without target, mock and metrics URLs); an
 // error is bad input, naming the flag.
 func (w *Flags) Config() (loadgen.Config, error) {
-	if w.fs.Lookup("prompt") != nil && w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
+	if w.fs.Changed("prompt") && strings.TrimSpace(w.Prompt) == "" {
 		return loadgen.Config{}, fmt.Errorf("--prompt %q: want the user's message, a non-empty text", w.Prompt)
 	}
 	// A zero given on purpose (--clients 0) is not the default a zero stands for.
@@ -272,18 +250,9 @@ func (w workload) IsEndpoint() bool {
 
 // build resolves the workload into a loadgen.Config (without target, mock and metrics URLs).
 func (w workload) build() (loadgen.Config, error) {
-	cfg := loadgen.Config{
-		Seed: w.Seed, RunID: w.RunID, Clients: w.Clients, ThinkTime: w.ThinkTime,
-		Rate: w.Rate, Arrival: w.Arrival, Burstiness: w.Burstiness, MaxInflight: w.MaxInflight, RateStages: w.RateStages,
-		Duration: w.Duration, Sessions: w.Sessions, Warmup: w.Warmup, Grace: w.Grace,
-		StreamTimeout: w.StreamTimeout, IdleTimeout: w.IdleTimeout, LeakGrace: w.LeakGrace, NoLeakCheck: w.NoLeakCheck, LeakPerStream: w.LeakPerStream,
-		SnapshotInterval: w.SnapshotEvery,
-		HTTP2:            w.HTTP2, ScriptTimeScale: w.TimeScale, MixName: "default", NoGroundTruth: w.NoGroundTruth,
-		Dialects: dialects.Default(),
-	}
-	cfg.Redact, cfg.HonorRetryAfter = w.Redact, w.HonorRetryAfter
-	cfg.BreakerSessions = w.BreakerSessions
-	if w.BreakerSessions <= 0 {
+	cfg := w.cfg
+	cfg.MixName, cfg.Dialects = "default", dialects.Default()
+	if cfg.BreakerSessions <= 0 {
 		cfg.BreakerSessions = -1
 	}
 	if err := w.checkNumbers(); err != nil {
@@ -298,26 +267,26 @@ func (w workload) build() (loadgen.Config, error) {
 // checkNumbers refuses a negative or non-finite number (zero is "not given").
 func (w workload) checkNumbers() error {
 	switch {
-	case w.Clients < 0:
-		return fmt.Errorf("--clients %d: want a positive number of virtual users", w.Clients)
-	case notFinite(w.Rate):
-		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.Rate)
-	case notFinite(w.Burstiness) || w.Burstiness != 0 && w.Burstiness != 1 && w.Arrival != "gamma":
-		return fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.Burstiness)
+	case w.cfg.Clients < 0:
+		return fmt.Errorf("--clients %d: want a positive number of virtual users", w.cfg.Clients)
+	case notFinite(w.cfg.Rate):
+		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.cfg.Rate)
+	case notFinite(w.cfg.Burstiness) || w.cfg.Burstiness != 0 && w.cfg.Burstiness != 1 && w.cfg.Arrival != "gamma":
+		return fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.cfg.Burstiness)
 	case notFinite(w.TraceSpeed):
 		return fmt.Errorf("--trace-speed %g: want a positive, finite factor", w.TraceSpeed)
 	case w.PrefixTokens < 0 || w.PrefixPool < 0:
 		return fmt.Errorf("--prefix-tokens %d, --prefix-pool %d: want positive counts", w.PrefixTokens, w.PrefixPool)
-	case w.Duration < 0:
-		return fmt.Errorf("--duration %s: want a positive duration", w.Duration)
-	case w.Sessions < 0:
-		return fmt.Errorf("--sessions %d: want a positive number of sessions", w.Sessions)
+	case w.cfg.Duration < 0:
+		return fmt.Errorf("--duration %s: want a positive duration", w.cfg.Duration)
+	case w.cfg.Sessions < 0:
+		return fmt.Errorf("--sessions %d: want a positive number of sessions", w.cfg.Sessions)
 	}
-	if w.TimeScale <= 0 {
-		return fmt.Errorf("--time-scale %g: want a positive factor", w.TimeScale)
+	if w.cfg.ScriptTimeScale <= 0 {
+		return fmt.Errorf("--time-scale %g: want a positive factor", w.cfg.ScriptTimeScale)
 	}
-	if w.SnapshotEvery <= 0 {
-		return fmt.Errorf("--snapshot-every %s: want a positive duration", w.SnapshotEvery)
+	if w.cfg.SnapshotInterval <= 0 {
+		return fmt.Errorf("--snapshot-every %s: want a positive duration", w.cfg.SnapshotInterval)
 	}
 	return nil
 }
@@ -451,10 +420,7 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 		return fmt.Errorf("%s is for an inference endpoint: give --dialect %s", flag, orList(cfg.Dialects.Endpoints()))
 	}
 	if w.Model != "" {
-		if cfg.Options == nil {
-			cfg.Options = protocol.Options{}
-		}
-		cfg.Options["model"] = w.Model
+		cfg.Options = protocol.MergeOptions(cfg.Options, protocol.Options{"model": w.Model})
 	}
 	if w.APIKey != "" {
 		name, value := spec.APIKey(w.APIKey)
@@ -712,10 +678,7 @@ func (w *Flags) DiscoverModel(cfg *loadgen.Config) error {
 	case len(ids) > 1:
 		return fmt.Errorf("no --model, and the target serves %d: %s; choose one with --model", len(ids), strings.Join(ids, ", "))
 	}
-	if cfg.Options == nil {
-		cfg.Options = map[string]any{}
-	}
-	cfg.Options["model"] = ids[0]
+	cfg.Options = protocol.MergeOptions(cfg.Options, protocol.Options{"model": ids[0]})
 	m, err := loadgen.EndpointMix(w.Dialect, ids[0], cfg.Seed)
 	if err != nil {
 		return err
@@ -766,7 +729,7 @@ func CheckWritable(flag, dir string) error {
 // and returns the line saying so, or "" when the flags shape the load.
 func (w *Flags) SizeToMachine(cores int) string {
 	w.DefaultClients = loadgen.ClientsForCores(cores)
-	if w.Clients != 0 || w.Rate != 0 || w.Stages != "" || w.Trace != "" {
+	if w.cfg.Clients != 0 || w.cfg.Rate != 0 || w.Stages != "" || w.Trace != "" {
 		return ""
 	}
 	return fmt.Sprintf("clients: %d, sized to this machine's %d cores (%d a core, at most %d): the generator shares them with the stack "+

@@ -19,7 +19,7 @@ import (
 func TestWorkloadConfig(t *testing.T) {
 	t.Parallel()
 	// ok is a workload that resolves: the flags' defaults that are not zero.
-	ok := workload{TimeScale: 1, SnapshotEvery: time.Second}
+	ok := workload{cfg: loadgen.Config{ScriptTimeScale: 1, SnapshotInterval: time.Second}}
 	with := func(f func(*workload)) workload { w := ok; f(&w); return w }
 	for _, tc := range []struct {
 		name    string
@@ -32,7 +32,7 @@ func TestWorkloadConfig(t *testing.T) {
 			return c.Clients == loadgen.DefaultClients && c.Duration == loadgen.DefaultDuration && c.MixName == "default" && c.Options == nil
 		}, ""},
 		// a rate is the shape, sessions the length: no defaults added
-		{"open loop", with(func(w *workload) { w.Rate, w.Sessions = 5, 10 }), func(c loadgen.Config) bool {
+		{"open loop", with(func(w *workload) { w.cfg.Rate, w.cfg.Sessions = 5, 10 }), func(c loadgen.Config) bool {
 			return c.Clients == 0 && c.Duration == 0
 		}, ""},
 		// --option and the shorthands become one option set
@@ -42,7 +42,7 @@ func TestWorkloadConfig(t *testing.T) {
 			return c.Options["k"] == "v" && c.Options["optedIn"] == "true" && c.Options["policy"] == "tools" && c.Options["path"] == "/p/{slug}"
 		}, ""},
 		// a time scale that is no factor
-		{"time scale", with(func(w *workload) { w.TimeScale = 0 }), nil, "--time-scale 0"},
+		{"time scale", with(func(w *workload) { w.cfg.ScriptTimeScale = 0 }), nil, "--time-scale 0"},
 		// an option without a value
 		{"option", with(func(w *workload) { w.Options = []string{"k"} }), nil, `--option "k"`},
 		// an unknown dialect
@@ -76,7 +76,7 @@ func TestWorkloadScenarioFiles(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "mine.yaml")
 	os.WriteFile(file, []byte("name: my-answer\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: 5}\n"), 0o600)
-	w := workload{ScenarioFiles: []string{file}, Dialect: "sim-chat", TimeScale: 1, SnapshotEvery: 1}
+	w := resolvable(workload{ScenarioFiles: []string{file}, Dialect: "sim-chat"})
 	cfg, err := w.build()
 	if err != nil {
 		t.Fatal(err)
@@ -98,26 +98,18 @@ func TestWorkloadScenarioFiles(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("name: bad\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: -3}\n"), 0o600)
-	for _, tc := range []struct {
-		w    workload
-		want string
-	}{
+	buildErrs(t, []badWorkload{
 		// a bad file: the flag, the file and its line
 		{workload{ScenarioFiles: []string{bad}}, "--scenario: " + bad + ":4"},
 		// a script and a real model's requests
 		{workload{ScenarioFiles: []string{file}, Dialect: "openai-chat", OutputTokens: "8"}, "--scenario and the endpoint workload"},
-	} {
-		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
-		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestConversationsNotWithPrompts: --conversations with --prompts is refused, naming both.
 func TestConversationsNotWithPrompts(t *testing.T) {
 	t.Parallel()
-	w := workload{Dialect: "openai-chat", Conversations: "c.jsonl", Prompts: "c.jsonl", TimeScale: 1, SnapshotEvery: 1}
+	w := resolvable(workload{Dialect: "openai-chat", Conversations: "c.jsonl", Prompts: "c.jsonl"})
 	if _, err := w.build(); err == nil || !strings.Contains(err.Error(), "--conversations and --input-tokens or --prompts") {
 		t.Errorf("--conversations with --prompts: %v", err)
 	}
@@ -125,11 +117,11 @@ func TestConversationsNotWithPrompts(t *testing.T) {
 
 func TestEndpointWorkloadNeedsAProviderDialect(t *testing.T) {
 	t.Parallel()
-	w := workload{Dialect: "sim-chat", InputTokens: "64", TimeScale: 1, SnapshotEvery: 1}
+	w := resolvable(workload{Dialect: "sim-chat", InputTokens: "64"})
 	if _, err := w.build(); err == nil || !strings.Contains(err.Error(), "--dialect openai-chat, anthropic-messages or openai-responses") {
 		t.Errorf("sim-chat with --input-tokens: %v", err)
 	}
-	w = workload{Dialect: "anthropic-messages", APIKey: "sk-ant-abcdef123456", OutputTokens: "32", TimeScale: 1, SnapshotEvery: 1}
+	w = resolvable(workload{Dialect: "anthropic-messages", APIKey: "sk-ant-abcdef123456", OutputTokens: "32"})
 	cfg, err := w.build()
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +136,7 @@ func TestEndpointWorkloadNeedsAProviderDialect(t *testing.T) {
 // flag, where they cannot apply.
 func TestEndpointRequestFields(t *testing.T) {
 	t.Parallel()
-	w := workload{Dialect: "openai-chat", OutputTokens: "uniform:10-20", MaxTokensField: "max_completion_tokens", MinTokens: true, IgnoreEOS: true, TimeScale: 1, SnapshotEvery: 1}
+	w := resolvable(workload{Dialect: "openai-chat", OutputTokens: "uniform:10-20", MaxTokensField: "max_completion_tokens", MinTokens: true, IgnoreEOS: true})
 	cfg, err := w.build()
 	if err != nil {
 		t.Fatal(err)
@@ -155,10 +147,7 @@ func TestEndpointRequestFields(t *testing.T) {
 			t.Fatalf("seed %d: request %+v, want max_completion_tokens in 10..20, min_tokens equal, ignore_eos", seed, req)
 		}
 	}
-	for _, tc := range []struct {
-		w    workload
-		want string
-	}{
+	buildErrs(t, []badWorkload{
 		// not a field name
 		{workload{Dialect: "openai-chat", OutputTokens: "8", MaxTokensField: "max_new_tokens"}, `--max-tokens-field "max_new_tokens": want max_tokens, max_completion_tokens or both`},
 		// Anthropic's wire has max_tokens alone
@@ -168,19 +157,14 @@ func TestEndpointRequestFields(t *testing.T) {
 		{workload{Dialect: "openai-chat", InputTokens: "8", MinTokens: true}, "--min-tokens sends min_tokens equal to max_tokens: give --output-tokens"},
 		// no endpoint workload to shape
 		{workload{Dialect: "openai-chat", IgnoreEOS: true}, "--ignore-eos shapes an endpoint workload's request"},
-	} {
-		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
-		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestOnePrompt: --prompt is the user's message of every request, whatever the seed, with
 // --output-tokens as max_tokens; with another prompt source it is refused, naming both flags.
 func TestOnePrompt(t *testing.T) {
 	t.Parallel()
-	w := workload{Dialect: "openai-chat", Prompt: "Summarise the plot of Hamlet.", OutputTokens: "32", TimeScale: 1, SnapshotEvery: 1}
+	w := resolvable(workload{Dialect: "openai-chat", Prompt: "Summarise the plot of Hamlet.", OutputTokens: "32"})
 	cfg, err := w.build()
 	if err != nil {
 		t.Fatal(err)
@@ -194,10 +178,7 @@ func TestOnePrompt(t *testing.T) {
 			t.Fatalf("seed %d: request %+v, want the one user message %q and max_tokens 32", seed, req, w.Prompt)
 		}
 	}
-	for _, tc := range []struct {
-		w    workload
-		want string
-	}{
+	buildErrs(t, []badWorkload{
 		// two prompt sources
 		{workload{Dialect: "openai-chat", Prompt: "hi", Prompts: "p.jsonl"}, "--prompt and --prompts"},
 		// one prompt, or synthetic prompts of a length
@@ -206,12 +187,7 @@ func TestOnePrompt(t *testing.T) {
 		{workload{Dialect: "openai-chat", Prompt: "hi", Conversations: "c.jsonl"}, "--prompt and --conversations"},
 		// not an inference endpoint's dialect
 		{workload{Dialect: "sim-chat", Prompt: "hi"}, "--prompt is for an inference endpoint"},
-	} {
-		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
-		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestTLSFlags: --ca-cert is read into the roots the generator trusts, --insecure skips
@@ -226,7 +202,7 @@ func TestTLSFlags(t *testing.T) {
 	t.Cleanup(ts.Close)
 	ca := filepath.Join(dir, "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600)
-	ok := workload{TimeScale: 1, SnapshotEvery: 1, CACert: ca}
+	ok := resolvable(workload{CACert: ca})
 	cfg, err := ok.build()
 	if err != nil {
 		t.Fatal(err)
@@ -237,24 +213,39 @@ func TestTLSFlags(t *testing.T) {
 	if _, err := ts.Certificate().Verify(x509.VerifyOptions{Roots: cfg.TLS.RootCAs}); err != nil {
 		t.Errorf("the roots do not verify the file's certificate: %v", err)
 	}
-	insecure := workload{TimeScale: 1, SnapshotEvery: 1, Insecure: true}
+	insecure := resolvable(workload{Insecure: true})
 	if cfg, err := insecure.build(); err != nil || cfg.TLS == nil || !cfg.TLS.InsecureSkipVerify || cfg.Info.Extra["insecure"] != "true" {
 		t.Errorf("--insecure: %v, %+v", err, cfg.TLS)
 	}
-	for _, tc := range []struct {
-		w    workload
-		want string
-	}{
+	buildErrs(t, []badWorkload{
 		// a missing file
 		{workload{CACert: "/nonexistent/ca.pem"}, "--ca-cert: open /nonexistent/ca.pem"},
 		// a file without a PEM certificate
 		{workload{CACert: notPEM}, "no PEM certificate in it"},
 		// both a CA and no verification
 		{workload{CACert: ca, Insecure: true}, "--ca-cert and --insecure"},
-	} {
-		tc.w.TimeScale, tc.w.SnapshotEvery = 1, 1
-		if _, err := tc.w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.w, err, tc.want)
+	})
+}
+
+// resolvable is w with the flags' defaults that are not zero (--time-scale, --snapshot-every).
+func resolvable(w workload) workload {
+	w.cfg.ScriptTimeScale, w.cfg.SnapshotInterval = 1, 1
+	return w
+}
+
+// badWorkload is a workload refused with an error containing want.
+type badWorkload struct {
+	w    workload
+	want string
+}
+
+// buildErrs checks each workload, made resolvable, is refused with its error.
+func buildErrs(t *testing.T, cases []badWorkload) {
+	t.Helper()
+	for _, tc := range cases {
+		w := resolvable(tc.w)
+		if _, err := w.build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", w, err, tc.want)
 		}
 	}
 }
