@@ -15,7 +15,7 @@ const scenariosUsage = `scenarios <list|show|validate> [flags]
   list [--scenarios DIR]                     list the scenarios (embedded, or DIR's)
   show NAME [--seed N] [--json] [--scenarios DIR]
                                              print a scenario's YAML and what it renders to
-  validate FILE...                           check scenario files (exit 2 if any is invalid)`
+  validate FILE...                           check scenario files (exit 104 if any is invalid)`
 
 // scenariosMain lists, shows and validates scenarios.
 func scenariosMain(args []string, out io.Writer) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +115,8 @@ func TestScenariosHelp(t *testing.T) {
 		if err := scenariosMain([]string{sub, "--help"}, &bytes.Buffer{}); !errors.Is(err, pflag.ErrHelp) {
 			t.Errorf("%s --help returned %v, want pflag.ErrHelp (exit 0)", sub, err)
 		}
+	}
+	if want := fmt.Sprintf("exit %d if any is invalid", exitUsage); !strings.Contains(scenariosUsage, want) {
+		t.Errorf("scenarios usage does not say validate's exit code (%q):\n%s", want, scenariosUsage)
 	}
 }
