@@ -66,6 +66,15 @@ func (c Counters) HTTPStatuses() string {
 	return strings.Join(st, ", ")
 }
 
+// Ended is how many sessions ended, whatever their outcome.
+func (c Counters) Ended() int64 {
+	var n int64
+	for _, k := range c.Outcomes {
+		n += k
+	}
+	return n
+}
+
 // Outcome is how many sessions ended with o.
 func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
 

@@ -238,9 +238,10 @@ func (r *Recorder) outcome(o measure.Outcome) {
 	}
 }
 
-func (r *Recorder) httpError(status int) {
+// bump adds one to m[k] under r.mu.
+func bump[K comparable](r *Recorder, m map[K]int64, k K) {
 	r.mu.Lock()
-	r.httpStatus[status]++
+	m[k]++
 	r.mu.Unlock()
 }
 
@@ -250,18 +251,13 @@ func (r *Recorder) failedByViolations(vs []protocol.Violation) {
 		rules = append(rules, string(v.Rule))
 	}
 	slices.Sort(rules)
-	key := strings.Join(slices.Compact(rules), ",")
-	r.mu.Lock()
-	r.failedBy[key]++
-	r.mu.Unlock()
+	bump(r, r.failedBy, strings.Join(slices.Compact(rules), ","))
 }
 
 // AddViolation counts one violation of rule.
 func (r *Recorder) AddViolation(rule protocol.Rule) {
 	r.Violations.Add(1)
-	r.mu.Lock()
-	r.byRule[rule]++
-	r.mu.Unlock()
+	bump(r, r.byRule, rule)
 }
 
 // Completed is every session that ended, however it ended.
@@ -308,23 +304,17 @@ func (r *Recorder) Counters() measure.Counters {
 		}
 	}
 	r.mu.Lock()
-	if len(r.httpStatus) > 0 {
-		c.HTTPErrors = maps.Clone(r.httpStatus)
-	}
-	if len(r.failedBy) > 0 {
-		c.FailedByRules = maps.Clone(r.failedBy)
-	}
-	if len(r.estimatedBy) > 0 {
-		c.EstimatedBy = maps.Clone(r.estimatedBy)
-	}
+	c.HTTPErrors, c.FailedByRules, c.EstimatedBy = nonEmpty(r.httpStatus), nonEmpty(r.failedBy), nonEmpty(r.estimatedBy)
 	r.mu.Unlock()
 	return c
 }
 
-func (r *Recorder) estimated(method string) {
-	r.mu.Lock()
-	r.estimatedBy[method]++
-	r.mu.Unlock()
+// nonEmpty is a copy of m, nil when m is empty.
+func nonEmpty[K comparable](m map[K]int64) map[K]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
 }
 
 // ViolationCounts snapshots violations by rule.

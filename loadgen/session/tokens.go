@@ -202,7 +202,7 @@ func (m *sessionMetrics) countTokens() {
 		if tc.estimatedCount() {
 			m.rec.estimatedTokens.Add(n)
 			m.rec.estimatedSessions.Add(1)
-			m.rec.estimated(cmp.Or(tc.method, estimatedByWords))
+			bump(m.rec, m.rec.estimatedBy, cmp.Or(tc.method, estimatedByWords))
 		}
 	}
 }
