@@ -160,21 +160,15 @@ func (m *sessionMetrics) flush() {
 	m.noteMeasureKinds()
 	m.shard.mu.Lock()
 	m.putMeasures()
-	m.put(measure.Connect, time.Duration(m.connect.Load()))
-	m.put(measure.Headers, m.headers)
-	m.put(measure.FirstEvent, m.firstEvent)
-	m.put(measure.FirstChunk, m.firstChunk)
+	for _, l := range m.latencies() {
+		m.put(l.metric, l.d)
+	}
 	for _, metric := range overheads {
 		if _, over, ok := m.overhead(metric); ok {
 			m.putZero(metric, over)
 		}
 	}
 	m.putOverTime()
-	m.put(measure.FirstThinking, m.firstThinking)
-	m.put(measure.StreamDuration, m.duration)
-	m.put(measure.StopLatency, m.stop)
-	m.put(measure.ToolCancelSettle, m.toolCancel)
-	m.put(measure.StartLag, m.startLag)
 	m.flushTokens()
 	m.shard.mu.Unlock()
 	if f := m.rec.OnLatencies; f != nil {

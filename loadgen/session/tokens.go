@@ -133,32 +133,36 @@ func (tc *tokenClock) rate(duration time.Duration) int64 {
 
 // sessionValue is the session's own value of an SLO's metric, in the metric's histogram unit.
 func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
-	var d time.Duration
 	switch metric {
-	case measure.Headers:
-		d = m.headers
-	case measure.FirstEvent:
-		d = m.firstEvent
-	case measure.FirstChunk:
-		d = m.firstChunk
-	case measure.TimeToFirstToken:
-		d = m.tokens.firstToken
 	case measure.FirstChunkOverhead, measure.FirstTokenOverhead:
-		if _, over, ok := m.overhead(metric); ok {
-			return float64(over.Microseconds()), true
-		}
-		return 0, false
-	case measure.TimeToFirstOutput:
-		d = m.tokens.firstAnswer
-	case measure.TimePerOutputToken:
-		d = m.tokens.tpot()
-	case measure.StreamDuration:
-		d = m.duration
+		_, over, ok := m.overhead(metric)
+		return float64(over.Microseconds()), ok
 	case measure.StreamTokensPerSecond:
 		r := m.tokens.rate(m.duration)
 		return float64(r), r > 0
 	}
-	return float64(d.Microseconds()), d > 0
+	for _, l := range m.latencies() {
+		if l.metric == metric {
+			return float64(l.d.Microseconds()), l.d > 0
+		}
+	}
+	return 0, false
+}
+
+// latencies are the session's one-value latencies by metric, 0 when not measured.
+func (m *sessionMetrics) latencies() []metricValue {
+	return []metricValue{
+		{measure.Connect, time.Duration(m.connect.Load())}, {measure.Headers, m.headers}, {measure.FirstEvent, m.firstEvent},
+		{measure.FirstChunk, m.firstChunk}, {measure.FirstThinking, m.firstThinking}, {measure.StreamDuration, m.duration},
+		{measure.StopLatency, m.stop}, {measure.ToolCancelSettle, m.toolCancel}, {measure.StartLag, m.startLag},
+		{measure.TimeToFirstToken, m.tokens.firstToken}, {measure.TimeToFirstOutput, m.tokens.firstAnswer},
+		{measure.TimePerOutputToken, m.tokens.tpot()},
+	}
+}
+
+type metricValue struct {
+	metric measure.Metric
+	d      time.Duration
 }
 
 // judgeGoodput counts a session that ended after the warm-up toward goodput: judged unless
@@ -182,11 +186,7 @@ func (m *sessionMetrics) judgeGoodput(res Result, slos []verdict.SessionSLO) {
 // flushTokens records the session's token metrics; the shard lock must be held.
 func (m *sessionMetrics) flushTokens() {
 	tc := &m.tokens
-	m.put(measure.TimeToFirstToken, tc.firstToken)
-	m.put(measure.TimeToFirstOutput, tc.firstAnswer)
-	tpot := tc.tpot()
-	m.put(measure.TimePerOutputToken, tpot)
-	if tc.usageOnly && tpot > 0 {
+	if tpot := tc.tpot(); tc.usageOnly && tpot > 0 {
 		m.putN(measure.InterTokenLatency, tpot, tc.count()-1)
 	}
 	if r := tc.rate(m.duration); r > 0 {
