@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -197,15 +198,7 @@ func (c Comparison) Largest(n int) []CompareRow {
 		}
 		rs = append(rs, ranked{r, mag})
 	}
-	slices.SortStableFunc(rs, func(x, y ranked) int {
-		switch {
-		case x.mag > y.mag:
-			return -1
-		case x.mag < y.mag:
-			return 1
-		}
-		return 0 // in row order
-	})
+	slices.SortStableFunc(rs, func(x, y ranked) int { return cmp.Compare(y.mag, x.mag) }) // ties in row order
 	out := make([]CompareRow, 0, min(n, len(rs)))
 	for _, r := range rs[:min(n, len(rs))] {
 		out = append(out, r.row)
