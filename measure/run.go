@@ -421,6 +421,14 @@ func (s *Summary) ViolationsExcept(allowed []protocol.Rule) int64 {
 	return n
 }
 
+// RulesByCount lists the rules of Violations, most violated first, then by name.
+func (s *Summary) RulesByCount() []protocol.Rule {
+	v := s.Violations
+	rules := slices.Collect(maps.Keys(v))
+	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
+	return rules
+}
+
 // FailedLeaks counts leaks over their tolerance.
 func (s *Summary) FailedLeaks() int {
 	n := 0

@@ -4,7 +4,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol"
 )
 
 // Table is one table, rendered the same as text, Markdown and HTML.
@@ -211,16 +209,9 @@ func countersTable(s *measure.Summary) Table {
 	return t
 }
 
-// sortedRules returns the rules with a count, most frequent first, then by name.
-func sortedRules(v map[protocol.Rule]int64) []protocol.Rule {
-	rules := slices.Collect(maps.Keys(v))
-	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
-	return rules
-}
-
 func violationsTable(s *measure.Summary) Table {
 	t := Table{Title: "Violations by rule", Header: []string{"rule", "count", "verdict"}, Right: []bool{false, true, false}}
-	for _, r := range sortedRules(s.Violations) {
+	for _, r := range s.RulesByCount() {
 		if s.Violations[r] > 0 {
 			t.Rows = append(t.Rows, []string{string(r), Count(s.Violations[r]), BoolText(slices.Contains(s.Config.Allow, r), "allowed (known finding)", "FAIL")})
 		}
