@@ -219,10 +219,7 @@ func (c Comparison) largestTable() Table {
 	t := Table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
 		Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change", "values A → B"}, Right: []bool{false, true, true, true, true}}
 	for _, r := range rows {
-		n := ""
-		if r.stat != "" {
-			n = fmt.Sprintf("%d → %d", r.NA, r.NB)
-		}
+		n := BoolText(r.stat != "", fmt.Sprintf("%d → %d", r.NA, r.NB), "")
 		t.Rows = append(t.Rows, []string{r.Name, r.cell(r.A, r.HasA), r.cell(r.B, r.HasB), r.changeCell(), n})
 	}
 	return t

@@ -4,6 +4,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -168,11 +169,7 @@ func tokensTable(s *measure.Summary) Table {
 		row("estimated output tokens (no usage report: counted with "+tk.EstimatedMethod()+")", fmt.Sprintf("%s of %s sessions", Count(tk.EstimatedTokens), Count(tk.EstimatedSessions)))
 	}
 	g := tk.Goodput
-	slos := "none given: every successful session"
-	if len(g.SLOs) > 0 {
-		slos = strings.Join(g.SLOs, ", ")
-	}
-	row("goodput SLOs (per session)", slos)
+	row("goodput SLOs (per session)", cmp.Or(strings.Join(g.SLOs, ", "), "none given: every successful session"))
 	row("goodput sessions (succeeded, every SLO met)", fmt.Sprintf("%d of %d judged", g.Sessions, g.Judged))
 	row("goodput share", Pct(g.Share))
 	row("goodput sessions/s", strconv.FormatFloat(g.PerSecond, 'f', 2, 64))
@@ -247,11 +244,7 @@ func leaksTable(s *measure.Summary) Table {
 			float(l.Tolerance), BoolText(l.OK, "ok", "LEAK")})
 	}
 	for _, n := range s.LeaksNotChecked {
-		name := n.Name
-		if name == "" {
-			name = "(all)"
-		}
-		t.Rows = append(t.Rows, []string{n.Source, name, "", "", "", "", "not checked: " + n.Reason})
+		t.Rows = append(t.Rows, []string{n.Source, cmp.Or(n.Name, "(all)"), "", "", "", "", "not checked: " + n.Reason})
 	}
 	return t
 }
