@@ -116,12 +116,7 @@ func Compare(a, b *measure.Run) Comparison {
 }
 
 // unitOf is the unit of a metric's statistics ÷ 1000: ms, or tokens/s for a rate.
-func unitOf(m measure.Metric) string {
-	if m.IsRate() {
-		return "tokens/s"
-	}
-	return "ms"
-}
+func unitOf(m measure.Metric) string { return BoolText(m.IsRate(), "tokens/s", "ms") }
 
 func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
 	out := map[measure.Metric]measure.MetricSummary{}

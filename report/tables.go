@@ -149,10 +149,7 @@ func overviewMetricsTable(r *measure.Run) Table {
 // metricLabel names a metric in the latency tables; a rate's, shown ÷1000 as µs are, says
 // tokens/s.
 func metricLabel(m measure.Metric) string {
-	if m.IsRate() {
-		return string(m) + " (tokens/s)"
-	}
-	return string(m)
+	return BoolText(m.IsRate(), string(m)+" (tokens/s)", string(m))
 }
 
 func tokensTable(s *measure.Summary) Table {
