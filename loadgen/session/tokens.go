@@ -2,6 +2,7 @@ package session
 
 import (
 	"cmp"
+	"slices"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -172,15 +173,14 @@ func (m *sessionMetrics) judgeGoodput(res Result, slos []verdict.SessionSLO) {
 		return
 	}
 	m.rec.goodJudged.Add(1)
-	if res.Outcome.IsError() || len(res.Violations) > 0 || m.missedSLO {
-		return
+	if !res.Outcome.IsError() && len(res.Violations) == 0 && !m.missedSLO && m.meetsSLOs(slos) {
+		m.rec.good.Add(1)
 	}
-	for _, s := range slos {
-		if !s.Met(m.sessionValue(s.Metric())) {
-			return
-		}
-	}
-	m.rec.good.Add(1)
+}
+
+// meetsSLOs tells whether the session's (or turn's) own values meet every SLO.
+func (m *sessionMetrics) meetsSLOs(slos []verdict.SessionSLO) bool {
+	return !slices.ContainsFunc(slos, func(s verdict.SessionSLO) bool { return !s.Met(m.sessionValue(s.Metric())) })
 }
 
 // flushTokens records the session's token metrics; the shard lock must be held.
