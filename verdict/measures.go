@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -47,7 +46,10 @@ func (s Selector) checkMeasure(sum *measure.Summary) error {
 		for i, m := range sum.Measures {
 			names[i] = m.Name
 		}
-		have := cmp.Or(strings.Join(names, ", "), "none")
+		have := "none"
+		if len(names) > 0 {
+			have = strings.Join(names, ", ")
+		}
 		return fmt.Errorf("%s: %w: %q is neither a gate name (%s) nor a dialect measure this run recorded (measures: %s)", s, errNoData, s.Name, knownNames(), have)
 	}
 	if info.Kind != s.unit {
