@@ -204,7 +204,8 @@ func TestGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := mustJudge(t, tc.run, verdict.Config{Thresholds: mustThresholds(t, tc.thresholds...), Regressions: mustRegressions(t, tc.regress...), Baseline: base})
+			res := mustJudge(t, tc.run, verdict.Config{
+				Thresholds: mustThresholds(t, tc.thresholds...), Regressions: mustRegressions(t, tc.regress...), Baseline: base})
 			var out bytes.Buffer
 			if err := report.WriteGateTable(&out, res); err != nil {
 				t.Fatal(err)
