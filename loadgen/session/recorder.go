@@ -120,18 +120,16 @@ func (m *sessionMetrics) gap(d time.Duration) {
 }
 
 func (m *sessionMetrics) flushGaps() {
-	if !m.record || m.nGaps == 0 {
-		m.nGaps = 0
-		return
-	}
-	m.shard.mu.Lock()
-	for _, g := range m.gaps[:m.nGaps] {
-		// A gap of 0 is measured: two frames of one read share its receive stamp.
-		m.putZero(measure.ChunkGap, g)
-	}
-	m.shard.mu.Unlock()
-	if f := m.rec.OnLatencies; f != nil {
-		f(Latencies{Scenario: m.scenario, Dialect: m.dialect, ChunkGaps: m.gaps[:m.nGaps]})
+	if m.record && m.nGaps > 0 {
+		m.shard.mu.Lock()
+		for _, g := range m.gaps[:m.nGaps] {
+			// A gap of 0 is measured: two frames of one read share its receive stamp.
+			m.putZero(measure.ChunkGap, g)
+		}
+		m.shard.mu.Unlock()
+		if f := m.rec.OnLatencies; f != nil {
+			f(Latencies{Scenario: m.scenario, Dialect: m.dialect, ChunkGaps: m.gaps[:m.nGaps]})
+		}
 	}
 	m.nGaps = 0
 }

@@ -217,15 +217,13 @@ func (m *sessionMetrics) tokenGap(d time.Duration, k int64) {
 }
 
 func (m *sessionMetrics) flushTokenGaps() {
-	if !m.record || m.nITL == 0 {
-		m.nITL = 0
-		return
+	if m.record && m.nITL > 0 {
+		m.shard.mu.Lock()
+		for _, g := range m.itl[:m.nITL] {
+			m.putN(measure.InterTokenLatency, g.gap, int64(g.n))
+		}
+		m.shard.mu.Unlock()
 	}
-	m.shard.mu.Lock()
-	for _, g := range m.itl[:m.nITL] {
-		m.putN(measure.InterTokenLatency, g.gap, int64(g.n))
-	}
-	m.shard.mu.Unlock()
 	m.nITL = 0
 }
 
