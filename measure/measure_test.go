@@ -62,17 +62,24 @@ func seededRun(t testing.TB) *measure.Run {
 	}
 }
 
-func TestWriteReadRunRoundTrip(t *testing.T) {
-	t.Parallel()
-	want := seededRun(t)
-	dir := t.TempDir()
-	if err := measure.WriteRun(dir, want); err != nil {
+// writeRead writes r into dir and reads it back.
+func writeRead(t testing.TB, dir string, r *measure.Run) *measure.Run {
+	t.Helper()
+	if err := measure.WriteRun(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	got, err := measure.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return got
+}
+
+func TestWriteReadRunRoundTrip(t *testing.T) {
+	t.Parallel()
+	want := seededRun(t)
+	dir := t.TempDir()
+	got := writeRead(t, dir, want)
 	if !got.Histograms.Equal(want.Histograms) {
 		t.Errorf("histograms differ after round trip: keys %v vs %v", got.Histograms.Keys(), want.Histograms.Keys())
 	}
@@ -96,15 +103,8 @@ func TestWriteReadRunRoundTrip(t *testing.T) {
 
 func TestEmptyRunRoundTrip(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
 	// A zero start time (before the Unix epoch) must still give a readable log.
-	if err := measure.WriteRun(dir, &measure.Run{Summary: measure.Summary{RunID: "empty"}}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := measure.ReadRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := writeRead(t, t.TempDir(), &measure.Run{Summary: measure.Summary{RunID: "empty"}})
 	if got.Summary.RunID != "empty" || got.Histograms.Len() != 0 || len(got.Timeline) != 0 || len(got.Samples) != 0 {
 		t.Errorf("empty run read back as %+v", got)
 	}
@@ -584,15 +584,7 @@ func TestSummarizeOverall(t *testing.T) {
 		t.Errorf("overall metrics %v, want %v", metrics, want)
 	}
 	run.Summary.Overall = nil
-	dir := t.TempDir()
-	if err := measure.WriteRun(dir, run); err != nil {
-		t.Fatal(err)
-	}
-	read, err := measure.ReadRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(read.Summary.Overall, got) {
+	if read := writeRead(t, t.TempDir(), run); !reflect.DeepEqual(read.Summary.Overall, got) {
 		t.Errorf("overall read back %+v, want %+v", read.Summary.Overall, got)
 	}
 }

@@ -32,12 +32,7 @@ func MergeProviderRequests(a, b []ProviderRequests) []ProviderRequests {
 			sum.Sessions += p.Sessions
 			sum.Requests += p.Requests
 			sum.Retries += p.Retries
-			for status, n := range p.RetriesByStatus {
-				if sum.RetriesByStatus == nil {
-					sum.RetriesByStatus = map[int]int64{}
-				}
-				sum.RetriesByStatus[status] += n
-			}
+			sum.RetriesByStatus = addMaps(sum.RetriesByStatus, p.RetriesByStatus)
 		}
 	}
 	if len(by) == 0 {

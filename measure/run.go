@@ -66,6 +66,15 @@ func (c Counters) HTTPStatuses() string {
 	return strings.Join(st, ", ")
 }
 
+// Ended is how many sessions ended, whatever their outcome.
+func (c Counters) Ended() int64 {
+	var n int64
+	for _, k := range c.Outcomes {
+		n += k
+	}
+	return n
+}
+
 // Outcome is how many sessions ended with o.
 func (c Counters) Outcome(o Outcome) int64 { return c.Outcomes[o] }
 
@@ -410,6 +419,14 @@ func (s *Summary) ViolationsExcept(allowed []protocol.Rule) int64 {
 		}
 	}
 	return n
+}
+
+// RulesByCount lists the rules of Violations, most violated first, then by name.
+func (s *Summary) RulesByCount() []protocol.Rule {
+	v := s.Violations
+	rules := slices.Collect(maps.Keys(v))
+	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
+	return rules
 }
 
 // FailedLeaks counts leaks over their tolerance.

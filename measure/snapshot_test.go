@@ -34,13 +34,7 @@ func TestSnapshotThenFinal(t *testing.T) {
 	}
 
 	final := seededRun(t)
-	if err := measure.WriteRun(dir, final); err != nil {
-		t.Fatal(err)
-	}
-	if got, err = measure.ReadRun(dir); err != nil {
-		t.Fatal(err)
-	}
-	if got.Summary.Incomplete || !reflect.DeepEqual(got.Summary.Metrics, final.Summary.Metrics) {
+	if got = writeRead(t, dir, final); got.Summary.Incomplete || !reflect.DeepEqual(got.Summary.Metrics, final.Summary.Metrics) {
 		t.Errorf("final read back incomplete %v: want the final write to replace the snapshot", got.Summary.Incomplete)
 	}
 }

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -10,13 +11,7 @@ func WorkloadDiffs(a, b *Summary) []string {
 	var out []string
 	diff := func(name, x, y string) {
 		if x != y {
-			if x == "" {
-				x = "(none)"
-			}
-			if y == "" {
-				y = "(none)"
-			}
-			out = append(out, name+" "+x+" → "+y)
+			out = append(out, name+" "+cmp.Or(x, "(none)")+" → "+cmp.Or(y, "(none)"))
 		}
 	}
 	ca, cb := a.Config, b.Config

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -115,12 +116,7 @@ func Compare(a, b *measure.Run) Comparison {
 }
 
 // unitOf is the unit of a metric's statistics ÷ 1000: ms, or tokens/s for a rate.
-func unitOf(m measure.Metric) string {
-	if m.IsRate() {
-		return "tokens/s"
-	}
-	return "ms"
-}
+func unitOf(m measure.Metric) string { return BoolText(m.IsRate(), "tokens/s", "ms") }
 
 func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
 	out := map[measure.Metric]measure.MetricSummary{}
@@ -197,15 +193,7 @@ func (c Comparison) Largest(n int) []CompareRow {
 		}
 		rs = append(rs, ranked{r, mag})
 	}
-	slices.SortStableFunc(rs, func(x, y ranked) int {
-		switch {
-		case x.mag > y.mag:
-			return -1
-		case x.mag < y.mag:
-			return 1
-		}
-		return 0 // in row order
-	})
+	slices.SortStableFunc(rs, func(x, y ranked) int { return cmp.Compare(y.mag, x.mag) }) // ties in row order
 	out := make([]CompareRow, 0, min(n, len(rs)))
 	for _, r := range rs[:min(n, len(rs))] {
 		out = append(out, r.row)
@@ -226,10 +214,7 @@ func (c Comparison) largestTable() Table {
 	t := Table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
 		Header: []string{"metric", "A: " + c.A, "B: " + c.B, "change", "values A → B"}, Right: []bool{false, true, true, true, true}}
 	for _, r := range rows {
-		n := ""
-		if r.stat != "" {
-			n = fmt.Sprintf("%d → %d", r.NA, r.NB)
-		}
+		n := BoolText(r.stat != "", fmt.Sprintf("%d → %d", r.NA, r.NB), "")
 		t.Rows = append(t.Rows, []string{r.Name, r.cell(r.A, r.HasA), r.cell(r.B, r.HasB), r.changeCell(), n})
 	}
 	return t

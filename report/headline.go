@@ -94,7 +94,7 @@ func violationsLine(s *measure.Summary) string {
 		return "0"
 	}
 	var parts []string
-	for _, r := range sortedRules(s.Violations) {
+	for _, r := range s.RulesByCount() {
 		if n := s.Violations[r]; n > 0 {
 			p := fmt.Sprintf("%s %d", r, n)
 			if slices.Contains(s.Config.Allow, r) {

@@ -41,10 +41,7 @@ func TestHeadlineSameEverywhere(t *testing.T) {
 		t.Errorf("worst keys %q: want the fixture's 4 keys, tool-loop (the slowest TTFC) first", h.Worst.Rows)
 	}
 
-	dir := t.TempDir()
-	if err := report.RenderRun(dir, r); err != nil {
-		t.Fatal(err)
-	}
+	dir := renderRun(t, r)
 	var console strings.Builder
 	if err := report.WriteSummary(&console, r, report.SavedTally(r)); err != nil {
 		t.Fatal(err)

@@ -321,7 +321,7 @@ func violationsFigure(title string, s *measure.Summary) Figure {
 	p.Y.Label.Text = "rule"
 	var rules []string
 	var counts plotter.Values
-	sorted := sortedRules(s.Violations)
+	sorted := s.RulesByCount()
 	// Bars are drawn bottom-up: reverse so the most frequent rule is on top.
 	for i := len(sorted) - 1; i >= 0; i-- {
 		if n := s.Violations[sorted[i]]; n > 0 {

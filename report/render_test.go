@@ -18,6 +18,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
+// renderRun renders r into a new directory and returns it.
+func renderRun(t *testing.T, r *measure.Run) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := report.RenderRun(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
@@ -57,10 +67,7 @@ func firstDiff(got, want string) string {
 // renderAll renders r into a new directory and as the console summary.
 func renderAll(t *testing.T, r *measure.Run) (dir, console string) {
 	t.Helper()
-	dir = t.TempDir()
-	if err := report.RenderRun(dir, r); err != nil {
-		t.Fatal(err)
-	}
+	dir = renderRun(t, r)
 	var b strings.Builder
 	if err := report.WriteSummary(&b, r, report.SessionTally{}); err != nil {
 		t.Fatal(err)
@@ -200,10 +207,7 @@ func TestRenderShowsOutcomesAndAllowed(t *testing.T) {
 	r.Summary.Counters.Outcomes[measure.OutcomeStalled] = 2
 	r.Summary.Config.Allow = []protocol.Rule{protocol.RAbort}
 	r.Summary.Verdict = measure.Verdict{Pass: false, Reasons: []string{"errors==0: 2 (limit == 0): stalled×2"}, Allowed: []string{"R-abort×12"}}
-	dir := t.TempDir()
-	if err := report.RenderRun(dir, r); err != nil {
-		t.Fatal(err)
-	}
+	dir := renderRun(t, r)
 	for file, wants := range map[string][]string{
 		report.MarkdownFile: {"| outcome stalled (error) | 2 |", "- allowed (known findings, not failing the run): R-abort×12",
 			"| allowed rules | R-abort |", "| R-abort | 12 | allowed (known finding) |", "| R-terminal | 2 | FAIL |"},
@@ -293,10 +297,7 @@ func TestRenderShowsProviderRequests(t *testing.T) {
 		t.Errorf("console summary lacks %q:\n%s", want, console)
 	}
 	r.Summary.ProviderRequests = nil
-	dir = t.TempDir()
-	if err := report.RenderRun(dir, r); err != nil {
-		t.Fatal(err)
-	}
+	dir = renderRun(t, r)
 	if md, _ := os.ReadFile(filepath.Join(dir, report.MarkdownFile)); strings.Contains(string(md), "Provider requests") {
 		t.Error("a run without the mock's records shows a provider requests table")
 	}
@@ -315,10 +316,7 @@ func TestRenderClipsLongFrames(t *testing.T) {
 	run := &measure.Run{Summary: measure.Summary{RunID: "big-frames", Violations: map[protocol.Rule]int64{protocol.RConverge: 1}},
 		Samples: []measure.ViolationSample{{Session: "s-1", Scenario: "plain-answer", Dialect: "sim-chat", Rule: protocol.RConverge,
 			Detail: strings.Repeat("d", 1<<20), Frames: frames}}}
-	dir := t.TempDir()
-	if err := report.RenderRun(dir, run); err != nil {
-		t.Fatal(err)
-	}
+	dir := renderRun(t, run)
 	for _, file := range []string{report.HTMLFile, report.MarkdownFile} {
 		b := readFile(t, dir, file)
 		if len(b) > 1<<20 {

@@ -61,10 +61,7 @@ func count(n int, noun string) string {
 
 // label is a figure's name with its unit.
 func label(f measure.Spread) string {
-	if f.Unit == "" {
-		return f.Figure
-	}
-	return f.Figure + " (" + f.Unit + ")"
+	return BoolText(f.Unit == "", f.Figure, f.Figure+" ("+f.Unit+")")
 }
 
 // figure is a value with three significant digits at least, no exponent.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -70,10 +71,7 @@ func WriteSummary(w io.Writer, run *measure.Run, tally SessionTally) error {
 	writeLeakCheck(w, s)
 	if s.ProviderRequests != nil {
 		p := measure.TotalProviderRequests(s.ProviderRequests)
-		retried := ""
-		if p.Retries > 0 {
-			retried = " (after HTTP " + measure.RetriesText(p.RetriesByStatus) + ")"
-		}
+		retried := BoolText(p.Retries > 0, " (after HTTP "+measure.RetriesText(p.RetriesByStatus)+")", "")
 		fmt.Fprintf(w, "provider requests (mock): %d for %d sessions, %d retries%s\n", p.Requests, p.Sessions, p.Retries, retried)
 	}
 	return nil
@@ -136,10 +134,7 @@ func writeTokens(w io.Writer, run *measure.Run) {
 	}
 	fmt.Fprintf(w, "tokens: %d output, %.1f tokens/s, %.2f requests/s%s; %s\n", t.OutputTokens, t.OutputTokensPerSecond, t.RequestsPerSecond, est, strings.Join(parts, ", "))
 	g := t.Goodput
-	slos := "no SLO given"
-	if len(g.SLOs) > 0 {
-		slos = strings.Join(g.SLOs, ", ")
-	}
+	slos := cmp.Or(strings.Join(g.SLOs, ", "), "no SLO given")
 	fmt.Fprintf(w, "goodput: %d of %d judged sessions (%.1f%%), %.2f/s (%s)\n", g.Sessions, g.Judged, 100*g.Share, g.PerSecond, slos)
 }
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/measure"
-	"github.com/streambench/streambench/protocol"
 )
 
 // Table is one table, rendered the same as text, Markdown and HTML.
@@ -150,10 +149,7 @@ func overviewMetricsTable(r *measure.Run) Table {
 // metricLabel names a metric in the latency tables; a rate's, shown ÷1000 as µs are, says
 // tokens/s.
 func metricLabel(m measure.Metric) string {
-	if m.IsRate() {
-		return string(m) + " (tokens/s)"
-	}
-	return string(m)
+	return BoolText(m.IsRate(), string(m)+" (tokens/s)", string(m))
 }
 
 func tokensTable(s *measure.Summary) Table {
@@ -170,11 +166,7 @@ func tokensTable(s *measure.Summary) Table {
 		row("estimated output tokens (no usage report: counted with "+tk.EstimatedMethod()+")", fmt.Sprintf("%s of %s sessions", Count(tk.EstimatedTokens), Count(tk.EstimatedSessions)))
 	}
 	g := tk.Goodput
-	slos := "none given: every successful session"
-	if len(g.SLOs) > 0 {
-		slos = strings.Join(g.SLOs, ", ")
-	}
-	row("goodput SLOs (per session)", slos)
+	row("goodput SLOs (per session)", cmp.Or(strings.Join(g.SLOs, ", "), "none given: every successful session"))
 	row("goodput sessions (succeeded, every SLO met)", fmt.Sprintf("%d of %d judged", g.Sessions, g.Judged))
 	row("goodput share", Pct(g.Share))
 	row("goodput sessions/s", strconv.FormatFloat(g.PerSecond, 'f', 2, 64))
@@ -211,16 +203,9 @@ func countersTable(s *measure.Summary) Table {
 	return t
 }
 
-// sortedRules returns the rules with a count, most frequent first, then by name.
-func sortedRules(v map[protocol.Rule]int64) []protocol.Rule {
-	rules := slices.Collect(maps.Keys(v))
-	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
-	return rules
-}
-
 func violationsTable(s *measure.Summary) Table {
 	t := Table{Title: "Violations by rule", Header: []string{"rule", "count", "verdict"}, Right: []bool{false, true, false}}
-	for _, r := range sortedRules(s.Violations) {
+	for _, r := range s.RulesByCount() {
 		if s.Violations[r] > 0 {
 			t.Rows = append(t.Rows, []string{string(r), Count(s.Violations[r]), BoolText(slices.Contains(s.Config.Allow, r), "allowed (known finding)", "FAIL")})
 		}
@@ -256,11 +241,7 @@ func leaksTable(s *measure.Summary) Table {
 			float(l.Tolerance), BoolText(l.OK, "ok", "LEAK")})
 	}
 	for _, n := range s.LeaksNotChecked {
-		name := n.Name
-		if name == "" {
-			name = "(all)"
-		}
-		t.Rows = append(t.Rows, []string{n.Source, name, "", "", "", "", "not checked: " + n.Reason})
+		t.Rows = append(t.Rows, []string{n.Source, cmp.Or(n.Name, "(all)"), "", "", "", "", "not checked: " + n.Reason})
 	}
 	return t
 }

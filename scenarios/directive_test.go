@@ -106,50 +106,44 @@ func FuzzParseDirective(f *testing.F) {
 	})
 }
 
-// A swarm child's directive carries its path, and WithChild writes it into a message's
-// directive in place, leaving the rest of the text as it was.
-func TestDirectiveChild(t *testing.T) {
+// WithChild and WithToolPrefix write a swarm child's path, or the prefix the provider gives tool
+// names, into a message's directive in place, leaving the rest of the text as it was. Only what
+// every provider wire allows in a tool name may prefix one.
+func TestDirectiveWith(t *testing.T) {
 	t.Parallel()
-	in := "hi [[streambench scenario=swarm-depth2 seed=7 session=s-1]] there"
-	out, ok := WithChild(in, "0.1")
-	if !ok || out != "hi [[streambench scenario=swarm-depth2 seed=7 session=s-1 child=0.1]] there" {
-		t.Fatalf("WithChild: %q, %v", out, ok)
-	}
-	d, found, err := ParseDirective(out)
-	if err != nil || !found || d.Child != "0.1" || d.Session != "s-1" {
-		t.Fatalf("parse %q: %+v %v %v", out, d, found, err)
-	}
-	if _, ok := WithChild("no directive here", "0"); ok {
-		t.Error("WithChild found a directive in text without one")
-	}
-	if _, _, err := ParseDirective("[[streambench scenario=a seed=1 child=0 child=1]]"); err == nil || !strings.Contains(err.Error(), "child given twice") {
-		t.Errorf("repeated child: %v", err)
-	}
-}
-
-// A directive's toolPrefix asks the provider for prefixed tool names; WithToolPrefix writes it
-// into a message's directive in place. Only what every provider wire allows in a tool name may
-// prefix one.
-func TestDirectiveToolPrefix(t *testing.T) {
-	t.Parallel()
-	in := "hi [[streambench scenario=preamble-tool seed=7 session=s-1]] there"
-	out, ok := WithToolPrefix(in, "custom_")
-	if !ok || out != "hi [[streambench scenario=preamble-tool seed=7 session=s-1 toolPrefix=custom_]] there" {
-		t.Fatalf("WithToolPrefix: %q, %v", out, ok)
-	}
-	if d, found, err := ParseDirective(out); err != nil || !found || d.ToolPrefix != "custom_" || d.Session != "s-1" {
-		t.Fatalf("parse %q: %+v %v %v", out, d, found, err)
-	}
-	if _, ok := WithToolPrefix("no directive here", "x_"); ok {
-		t.Error("WithToolPrefix found a directive in text without one")
-	}
-	for text, want := range map[string]string{
-		"[[streambench scenario=a seed=1 toolPrefix=a toolPrefix=b]]":                  "toolPrefix given twice",
-		"[[streambench scenario=a seed=1 toolPrefix=mcp.x]]":                           "only ASCII letters",
-		"[[streambench scenario=a seed=1 toolPrefix=" + strings.Repeat("p", 33) + "]]": "1 to 32",
+	for _, tc := range []struct {
+		name, in, value, want string
+		with                  func(text, value string) (string, bool)
+		got                   func(Directive) string
+		bad                   map[string]string // a directive → part of its error
+	}{
+		{"WithChild", "hi [[streambench scenario=swarm-depth2 seed=7 session=s-1]] there", "0.1",
+			"hi [[streambench scenario=swarm-depth2 seed=7 session=s-1 child=0.1]] there", WithChild,
+			func(d Directive) string { return d.Child },
+			map[string]string{"[[streambench scenario=a seed=1 child=0 child=1]]": "child given twice"}},
+		{"WithToolPrefix", "hi [[streambench scenario=preamble-tool seed=7 session=s-1]] there", "custom_",
+			"hi [[streambench scenario=preamble-tool seed=7 session=s-1 toolPrefix=custom_]] there", WithToolPrefix,
+			func(d Directive) string { return d.ToolPrefix },
+			map[string]string{
+				"[[streambench scenario=a seed=1 toolPrefix=a toolPrefix=b]]":                  "toolPrefix given twice",
+				"[[streambench scenario=a seed=1 toolPrefix=mcp.x]]":                           "only ASCII letters",
+				"[[streambench scenario=a seed=1 toolPrefix=" + strings.Repeat("p", 33) + "]]": "1 to 32",
+			}},
 	} {
-		if _, _, err := ParseDirective(text); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want an error containing %q", text, err, want)
+		out, ok := tc.with(tc.in, tc.value)
+		if !ok || out != tc.want {
+			t.Fatalf("%s: %q, %v", tc.name, out, ok)
+		}
+		if d, found, err := ParseDirective(out); err != nil || !found || tc.got(d) != tc.value || d.Session != "s-1" {
+			t.Fatalf("parse %q: %+v %v %v", out, d, found, err)
+		}
+		if _, ok := tc.with("no directive here", tc.value); ok {
+			t.Errorf("%s found a directive in text without one", tc.name)
+		}
+		for text, want := range tc.bad {
+			if _, _, err := ParseDirective(text); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v, want an error containing %q", text, err, want)
+			}
 		}
 	}
 }

@@ -309,15 +309,20 @@ func stepsText(steps []Step, kind StepKind) string {
 // EstimatedDuration is the scripted wall time of the conversation, without overheads.
 func (s *Script) EstimatedDuration() time.Duration {
 	var total time.Duration
-	for _, st := range s.Turns {
-		if n := len(st.Steps); n > 0 {
-			total += st.Steps[n-1].At
-		}
-		var longest time.Duration
-		for _, c := range st.ToolCalls {
-			longest = max(longest, c.Duration)
-		}
-		total += longest
+	for i := range s.Turns {
+		total += s.Turns[i].Length()
 	}
 	return total
+}
+
+// Length is how long the turn keeps the conversation busy: its last step, then its longest tool.
+func (t *ScriptTurn) Length() time.Duration {
+	var d, longest time.Duration
+	if n := len(t.Steps); n > 0 {
+		d = t.Steps[n-1].At
+	}
+	for _, c := range t.ToolCalls {
+		longest = max(longest, c.Duration)
+	}
+	return d + longest
 }

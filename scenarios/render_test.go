@@ -89,37 +89,7 @@ func checkConsistent(t *testing.T, script *Script) {
 			}
 			continue
 		}
-		var thinking, text strings.Builder
-		args := make([]strings.Builder, len(st.ToolCalls))
-		var prevAt time.Duration
-		var prevKind StepKind
-		tokens := 0
-		for si, step := range st.Steps {
-			if step.At < prevAt {
-				t.Fatalf("turn %d step %d at %v before previous %v", ti, si, step.At, prevAt)
-			}
-			if step.Kind < prevKind {
-				t.Fatalf("turn %d step %d: %v after %v", ti, si, step.Kind, prevKind)
-			}
-			if !utf8.ValidString(step.Text) || step.Text == "" || step.Tokens < 1 {
-				t.Fatalf("turn %d step %d: bad piece %q (%d tokens)", ti, si, step.Text, step.Tokens)
-			}
-			prevAt, prevKind = step.At, step.Kind
-			tokens += step.Tokens
-			switch step.Kind {
-			case StepThinking:
-				thinking.WriteString(step.Text)
-			case StepText:
-				text.WriteString(step.Text)
-			case StepToolArgs:
-				if step.Tool < 0 || step.Tool >= len(st.ToolCalls) {
-					t.Fatalf("turn %d step %d: tool index %d out of range", ti, si, step.Tool)
-				}
-				args[step.Tool].WriteString(step.Text)
-			default:
-				t.Fatalf("turn %d step %d: unknown kind %d", ti, si, step.Kind)
-			}
-		}
+		thinking, text, args, tokens := checkSteps(t, ti, st)
 		if tokens != st.OutputTokens {
 			t.Errorf("turn %d: OutputTokens %d, steps carry %d", ti, st.OutputTokens, tokens)
 		}
@@ -127,8 +97,8 @@ func checkConsistent(t *testing.T, script *Script) {
 			t.Fatalf("turn %d missing from Expected (%d turns)", ti, len(exp.Turns))
 		}
 		et := exp.Turns[ti]
-		if et.Thinking != thinking.String() || et.Text != text.String() {
-			t.Fatalf("turn %d: Expected thinking/text differ from the steps:\n%q / %q\n%q / %q", ti, et.Thinking, et.Text, thinking.String(), text.String())
+		if et.Thinking != thinking || et.Text != text {
+			t.Fatalf("turn %d: Expected thinking/text differ from the steps:\n%q / %q\n%q / %q", ti, et.Thinking, et.Text, thinking, text)
 		}
 		failed := st.ErrorAfterStep >= 0
 		if failed != (exp.FailedTurn == ti) {
@@ -146,30 +116,76 @@ func checkConsistent(t *testing.T, script *Script) {
 		if et.Final != (ti == len(script.Turns)-1 && len(st.ToolCalls) == 0) {
 			t.Errorf("turn %d: Final = %v", ti, et.Final)
 		}
-		for ci, call := range st.ToolCalls {
-			if got := args[ci].String(); got != call.Arguments {
-				t.Fatalf("turn %d call %d: streamed %q, want %q", ti, ci, got, call.Arguments)
-			}
-			if len(call.ID) != 29 || !strings.HasPrefix(call.ID, "call_") || strings.Trim(call.ID[5:], "0123456789abcdef") != "" {
-				t.Errorf("turn %d call %d: id %q is not call_ + 24 lowercase hex", ti, ci, call.ID)
-			}
-			var decoded struct {
-				Sim SimDirective `json:"_sim"`
-			}
-			if err := json.Unmarshal([]byte(call.Arguments), &decoded); err != nil {
-				t.Fatalf("turn %d call %d: arguments %q are not JSON: %v", ti, ci, call.Arguments, err)
-			}
-			want := SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result, Pause: call.Pause, TimesOut: call.TimesOut}
-			if decoded.Sim != want {
-				t.Errorf("turn %d call %d: _sim = %+v, want %+v", ti, ci, decoded.Sim, want)
-			}
-			if !reflect.DeepEqual(et.ToolCalls[ci], call) {
-				t.Errorf("turn %d call %d: Expected tool call %+v != script %+v", ti, ci, et.ToolCalls[ci], call)
-			}
-		}
+		checkToolCalls(t, ti, st, et, args)
 	}
 	if exp.FailedTurn < 0 && !exp.Paused && !exp.ExecutionTimeout && !exp.Plan.EndsInError() && len(exp.Turns) > 0 && !exp.Turns[len(exp.Turns)-1].Final {
 		t.Errorf("converging script has no Final turn")
+	}
+}
+
+// checkSteps checks turn ti's steps (time and kind order, whole UTF-8 pieces) and returns the
+// thinking, text and each tool's arguments they carry, and their tokens.
+func checkSteps(t *testing.T, ti int, st ScriptTurn) (thinking, text string, args []string, tokens int) {
+	t.Helper()
+	var th, tx strings.Builder
+	ab := make([]strings.Builder, len(st.ToolCalls))
+	var prevAt time.Duration
+	var prevKind StepKind
+	for si, step := range st.Steps {
+		if step.At < prevAt {
+			t.Fatalf("turn %d step %d at %v before previous %v", ti, si, step.At, prevAt)
+		}
+		if step.Kind < prevKind {
+			t.Fatalf("turn %d step %d: %v after %v", ti, si, step.Kind, prevKind)
+		}
+		if !utf8.ValidString(step.Text) || step.Text == "" || step.Tokens < 1 {
+			t.Fatalf("turn %d step %d: bad piece %q (%d tokens)", ti, si, step.Text, step.Tokens)
+		}
+		prevAt, prevKind = step.At, step.Kind
+		tokens += step.Tokens
+		switch step.Kind {
+		case StepThinking:
+			th.WriteString(step.Text)
+		case StepText:
+			tx.WriteString(step.Text)
+		case StepToolArgs:
+			if step.Tool < 0 || step.Tool >= len(st.ToolCalls) {
+				t.Fatalf("turn %d step %d: tool index %d out of range", ti, si, step.Tool)
+			}
+			ab[step.Tool].WriteString(step.Text)
+		default:
+			t.Fatalf("turn %d step %d: unknown kind %d", ti, si, step.Kind)
+		}
+	}
+	for i := range ab {
+		args = append(args, ab[i].String())
+	}
+	return th.String(), tx.String(), args, tokens
+}
+
+// checkToolCalls checks turn ti's tool calls against their streamed arguments and Expected.
+func checkToolCalls(t *testing.T, ti int, st ScriptTurn, et ExpectedTurn, args []string) {
+	t.Helper()
+	for ci, call := range st.ToolCalls {
+		if got := args[ci]; got != call.Arguments {
+			t.Fatalf("turn %d call %d: streamed %q, want %q", ti, ci, got, call.Arguments)
+		}
+		if len(call.ID) != 29 || !strings.HasPrefix(call.ID, "call_") || strings.Trim(call.ID[5:], "0123456789abcdef") != "" {
+			t.Errorf("turn %d call %d: id %q is not call_ + 24 lowercase hex", ti, ci, call.ID)
+		}
+		var decoded struct {
+			Sim SimDirective `json:"_sim"`
+		}
+		if err := json.Unmarshal([]byte(call.Arguments), &decoded); err != nil {
+			t.Fatalf("turn %d call %d: arguments %q are not JSON: %v", ti, ci, call.Arguments, err)
+		}
+		want := SimDirective{DurationMs: call.Duration.Milliseconds(), Outcome: call.Outcome, Result: call.Result, Pause: call.Pause, TimesOut: call.TimesOut}
+		if decoded.Sim != want {
+			t.Errorf("turn %d call %d: _sim = %+v, want %+v", ti, ci, decoded.Sim, want)
+		}
+		if !reflect.DeepEqual(et.ToolCalls[ci], call) {
+			t.Errorf("turn %d call %d: Expected tool call %+v != script %+v", ti, ci, et.ToolCalls[ci], call)
+		}
 	}
 }
 

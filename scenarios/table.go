@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -10,17 +11,11 @@ import (
 // WriteTable writes one aligned row per scenario of the library: its name, turns, tool calls,
 // faults, client actions and description ("-" for an empty cell).
 func (l *Library) WriteTable(w io.Writer) error {
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTURNS\tTOOLS\tFAULTS\tCLIENT\tDESCRIPTION")
 	for _, name := range l.Names() {
 		s, _ := l.Get(name)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Name, len(s.Turns), s.ToolCallCount(), dash(s.Faults.String()), dash(s.Client.String()), s.Description)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Name, len(s.Turns), s.ToolCallCount(), cmp.Or(s.Faults.String(), "-"), cmp.Or(s.Client.String(), "-"), s.Description)
 	}
 	return tw.Flush()
 }

@@ -148,18 +148,10 @@ func (r *Result) latencyTable() report.Table {
 }
 
 func floatOrNA(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
+	return report.BoolText(math.IsNaN(v), "n/a", strconv.FormatFloat(v, 'f', 1, 64))
 }
 
-func pctOrNA(v float64) string {
-	if math.IsNaN(v) {
-		return "n/a"
-	}
-	return report.Pct(v)
-}
+func pctOrNA(v float64) string { return report.BoolText(math.IsNaN(v), "n/a", report.Pct(v)) }
 
 // WriteText prints the sweep table, the latency table and the headline for a terminal.
 func (r *Result) WriteText(w io.Writer) error {

@@ -122,20 +122,12 @@ func capacityRun(t testing.TB, s sweep.Step) *measure.Run {
 
 func TestSweepFindsTheKnee(t *testing.T) {
 	t.Parallel()
-	steps, err := sweep.StepsFrom([]int{250, 500, 1000, 2000}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ran []string
 	dir := t.TempDir()
-	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
+	res := sweepSaved(t, dir, []int{250, 500, 1000, 2000}, func(s sweep.Step) *measure.Run {
 		ran = append(ran, s.ID())
-		run := capacityRun(t, s)
-		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
+		return capacityRun(t, s)
 	}, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%")})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if strings.Join(ran, ",") != "c250,c500,c1000,c2000" {
 		t.Errorf("ran steps %v", ran)
 	}
@@ -153,14 +145,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	if err != nil || !strings.Contains(string(html), "data:image/png;base64,") {
 		t.Errorf("sweep.html: %v", err)
 	}
-	f, err := os.Open(filepath.Join(dir, sweep.Plot+".png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
-		t.Errorf("sweep.png: %v", err)
-	}
+	checkPlot(t, dir, sweep.Plot)
 	if _, err := os.Stat(filepath.Join(dir, sweep.JSONFile)); err != nil {
 		t.Error(err)
 	}
@@ -229,6 +214,39 @@ func TestIsSweepDir(t *testing.T) {
 	}
 }
 
+// sweepSaved sweeps the clients' steps, each run saved in dir as a sweep's step is.
+func sweepSaved(t *testing.T, dir string, clients []int, run func(sweep.Step) *measure.Run, obj sweep.Objectives) *sweep.Result {
+	t.Helper()
+	steps, err := sweep.StepsFrom(clients, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
+		r := run(s)
+		return r, measure.WriteRun(filepath.Join(dir, r.Summary.RunID), r)
+	}, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkPlot checks that dir holds plot name as a PNG that decodes and an SVG.
+func checkPlot(t *testing.T, dir, name string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, name+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("%s.png: %v", name, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, name+".svg")); err != nil {
+		t.Error(err)
+	}
+}
+
 func mustThresholds(t testing.TB, exprs ...string) []verdict.Threshold {
 	t.Helper()
 	cfg, err := verdict.ParseFlags(nil, exprs, nil, nil)
@@ -243,18 +261,9 @@ func mustThresholds(t testing.TB, exprs ...string) []verdict.Threshold {
 // E2E at p50/p90/p95/p99, and writes the TTFT and ITL against throughput plot.
 func TestSweepWithoutSLO(t *testing.T) {
 	t.Parallel()
-	steps, err := sweep.StepsFrom([]int{250, 500, 1000}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
-		run := capacityRun(t, s) // 1000 clients: HTTP errors, failing the default errors==0
-		return run, measure.WriteRun(filepath.Join(dir, run.Summary.RunID), run)
-	}, sweep.Objectives{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// 1000 clients: HTTP errors, failing the default errors==0
+	res := sweepSaved(t, dir, []int{250, 500, 1000}, func(s sweep.Step) *measure.Run { return capacityRun(t, s) }, sweep.Objectives{})
 	if res.Knee != -1 || res.BrokenAt != 2 || len(res.SLOs) != 0 {
 		t.Errorf("knee %d, broken at %d, SLOs %v: want no knee, broken at 2 (1000 clients), no SLO", res.Knee, res.BrokenAt, res.SLOs)
 	}
@@ -290,19 +299,8 @@ func TestSweepWithoutSLO(t *testing.T) {
 	if err := res.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{sweep.Plot, sweep.PlotLatency} {
-		f, err := os.Open(filepath.Join(dir, name+".png"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := png.Decode(f); err != nil {
-			t.Errorf("%s.png: %v", name, err)
-		}
-		f.Close()
-		if _, err := os.Stat(filepath.Join(dir, name+".svg")); err != nil {
-			t.Error(err)
-		}
-	}
+	checkPlot(t, dir, sweep.Plot)
+	checkPlot(t, dir, sweep.PlotLatency)
 	md, err := os.ReadFile(filepath.Join(dir, sweep.MarkdownFile))
 	if err != nil || !strings.Contains(string(md), "SLOs: none") || !strings.Contains(string(md), sweep.PlotLatency+".png") || !strings.Contains(string(md), "| 500 clients | ttft |") {
 		t.Errorf("sweep.md: %v\n%s", err, md)
@@ -405,13 +403,7 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 			slos = mustThresholds(t, "ttfc.measured.p99<400ms")
 		}
 		dir := t.TempDir()
-		res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
-			r := run(s)
-			return r, measure.WriteRun(filepath.Join(dir, r.Summary.RunID), r)
-		}, sweep.Objectives{SLOs: slos})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := sweepSaved(t, dir, []int{10, 20, 40}, run, sweep.Objectives{SLOs: slos})
 		if res.Knee != tc.knee || !reflect.DeepEqual(res.OnOverhead, tc.onOverhead) || res.Steps[0].Checks[0].Name != tc.check {
 			t.Errorf("measured %v: knee %d, on overhead %v, first check %q; want %d, %v, %q: %s",
 				tc.measured, res.Knee, res.OnOverhead, res.Steps[0].Checks[0].Name, tc.knee, tc.onOverhead, tc.check, res.Headline())

@@ -359,20 +359,11 @@ func nan() float64 { return math.NaN() }
 
 // violationBreakdown lists the counted rules' violations as RULE×COUNT, most first.
 func violationBreakdown(s *measure.Summary, except []protocol.Rule) string {
-	type rc struct {
-		rule protocol.Rule
-		n    int64
-	}
-	var rules []rc
-	for rule, n := range s.Violations {
-		if n > 0 && !slices.Contains(s.Config.Allow, rule) && !slices.Contains(except, rule) {
-			rules = append(rules, rc{rule, n})
-		}
-	}
-	slices.SortFunc(rules, func(a, b rc) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.rule, b.rule)) })
 	var parts []string
-	for _, r := range rules {
-		parts = append(parts, fmt.Sprintf("%s×%d", r.rule, r.n))
+	for _, rule := range s.RulesByCount() {
+		if n := s.Violations[rule]; n > 0 && !slices.Contains(s.Config.Allow, rule) && !slices.Contains(except, rule) {
+			parts = append(parts, fmt.Sprintf("%s×%d", rule, n))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

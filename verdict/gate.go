@@ -242,8 +242,8 @@ func integrityChecks(s *measure.Summary) []Check {
 	}
 	c := s.Counters
 	check("a session started", c.SessionsStarted > 0, "no session started")
-	check("every session ended", c.SessionsStarted == 0 || sumOutcomes(c) == c.SessionsStarted,
-		fmt.Sprintf("%d sessions started, %d outcomes counted", c.SessionsStarted, sumOutcomes(c)))
+	check("every session ended", c.SessionsStarted == 0 || c.Ended() == c.SessionsStarted,
+		fmt.Sprintf("%d sessions started, %d outcomes counted", c.SessionsStarted, c.Ended()))
 	check("every latency recorded", c.RecordErrors == 0, fmt.Sprintf("%d latencies outside the histogram range", c.RecordErrors))
 	stopped := s.Judging.Stopped
 	if s.Interrupted {
@@ -252,14 +252,6 @@ func integrityChecks(s *measure.Summary) []Check {
 	check("ran to its planned end", stopped == "", stopped)
 	check("post-run checks passed", len(s.Judging.PostRun) == 0, strings.Join(s.Judging.PostRun, "; "))
 	return out
-}
-
-func sumOutcomes(c measure.Counters) int64 {
-	var n int64
-	for _, k := range c.Outcomes {
-		n += k
-	}
-	return n
 }
 
 func boolWord(b bool) string {

@@ -204,11 +204,8 @@ func TestGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := verdict.Judge(tc.run, verdict.Config{
+			res := mustJudge(t, tc.run, verdict.Config{
 				Thresholds: mustThresholds(t, tc.thresholds...), Regressions: mustRegressions(t, tc.regress...), Baseline: base})
-			if err != nil {
-				t.Fatal(err)
-			}
 			var out bytes.Buffer
 			if err := report.WriteGateTable(&out, res); err != nil {
 				t.Fatal(err)
@@ -238,10 +235,7 @@ func TestOverheadThreshold(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := verdict.Judge(run, verdict.Config{Thresholds: mustThresholds(t, "ttft.overhead.p99<50ms", "ttft.overhead.p99<10ms", "ttft.measured.p99>50ms")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustJudge(t, run, verdict.Config{Thresholds: mustThresholds(t, "ttft.overhead.p99<50ms", "ttft.overhead.p99<10ms", "ttft.measured.p99>50ms")})
 	if got := strings.Join(res.Failed(), "|"); got != "ttft.overhead.p99<10ms" {
 		t.Errorf("failed checks %q, want only ttft.overhead.p99<10ms", got)
 	}
@@ -256,10 +250,7 @@ func TestOverheadThreshold(t *testing.T) {
 func TestThresholdsJudgedOnOverhead(t *testing.T) {
 	t.Parallel()
 	run := fixture.Run(t, fixture.Options{Seed: 5})
-	res, err := verdict.Judge(run, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<150ms", "ttfc.measured.p99<150ms")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustJudge(t, run, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<150ms", "ttfc.measured.p99<150ms")})
 	if got := strings.Join(res.Failed(), "|"); got != "ttfc.measured.p99<150ms" {
 		t.Errorf("failed checks %q, want only ttfc.measured.p99<150ms (the fixture's ttfc p99 is ~300 ms, its overhead far less)", got)
 	}
@@ -277,10 +268,7 @@ func TestThresholdsJudgedOnOverhead(t *testing.T) {
 		}
 	}
 	bare.Histograms = kept
-	res, err = verdict.Judge(bare, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<150ms")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustJudge(t, bare, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<150ms")})
 	if got := strings.Join(res.Failed(), "|"); got != "ttfc.p99<150ms" {
 		t.Errorf("without an overhead recorded: failed checks %q, want ttfc.p99<150ms", got)
 	}
@@ -335,10 +323,7 @@ func TestJudgeDefaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.run.Summary.Config.Thresholds = tc.mix
-			res, err := verdict.Judge(tc.run, verdict.Config{Thresholds: mustThresholds(t, tc.flags...)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustJudge(t, tc.run, verdict.Config{Thresholds: mustThresholds(t, tc.flags...)})
 			if got := res.Failed(); strings.Join(got, "|") != strings.Join(tc.wantFailed, "|") || res.Pass != (len(tc.wantFailed) == 0) {
 				var out bytes.Buffer
 				_ = report.WriteGateTable(&out, res)
@@ -384,10 +369,7 @@ func TestJudgeBadInput(t *testing.T) {
 func TestGateJUnit(t *testing.T) {
 	t.Parallel()
 	r := fixture.Run(t, fixture.Options{Seed: 5, Violations: map[protocol.Rule]int64{protocol.RAbort: 1}})
-	res, err := verdict.Judge(r, verdict.Config{Thresholds: mustThresholds(t, "violations==0", "leaks==0")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustJudge(t, r, verdict.Config{Thresholds: mustThresholds(t, "violations==0", "leaks==0")})
 	var buf bytes.Buffer
 	if err := report.WriteGateJUnit(&buf, res); err != nil {
 		t.Fatal(err)
@@ -453,10 +435,7 @@ func TestGateAllow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := verdict.Judge(tc.run, verdict.Config{Thresholds: mustThresholds(t, "violations==0"), Allow: tc.allow})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustJudge(t, tc.run, verdict.Config{Thresholds: mustThresholds(t, "violations==0"), Allow: tc.allow})
 			var out bytes.Buffer
 			if err := report.WriteGateTable(&out, res); err != nil {
 				t.Fatal(err)
@@ -479,10 +458,7 @@ func TestGateAllow(t *testing.T) {
 		{[]protocol.Rule{protocol.RAbort}, true, "not counting 12 failed only by allowed rules"},                      // 1 failed by R-terminal too
 		{[]protocol.Rule{protocol.RAbort, protocol.RTerminal}, false, "not counting 13 failed only by allowed rules"}, // none left
 	} {
-		res, err := verdict.Judge(failing, verdict.Config{Thresholds: mustThresholds(t, "failed==0"), Allow: tc.allow})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustJudge(t, failing, verdict.Config{Thresholds: mustThresholds(t, "failed==0"), Allow: tc.allow})
 		if c := findCheck(res, "failed==0"); c.Pass == tc.wantFailed || !strings.Contains(c.Detail, tc.wantDetail) {
 			t.Errorf("allow %v: failed==0 check %+v, want failing %v with detail %q", tc.allow, c, tc.wantFailed, tc.wantDetail)
 		}
@@ -507,10 +483,7 @@ func TestGateAllow(t *testing.T) {
 func TestGateMarkdownReadsInATerminal(t *testing.T) {
 	t.Parallel()
 	r := fixture.Run(t, fixture.Options{Seed: 9})
-	res, err := verdict.Judge(r, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<1s", "errors<=0.1%")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustJudge(t, r, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<1s", "errors<=0.1%")})
 	res.Checks[slices.IndexFunc(res.Checks, func(c verdict.Check) bool { return c.Name == "ttfc.p99<1s" })].Detail = "<script>alert(1)</script> & &amp; a|b"
 	var out bytes.Buffer
 	report.WriteGateMarkdown(&out, res)
@@ -529,10 +502,7 @@ func TestGateWithoutHistogramsFallsBackToSummary(t *testing.T) {
 	t.Parallel()
 	r := fixture.Run(t, fixture.Options{Seed: 6})
 	r.Histograms = nil
-	res, err := verdict.Judge(r, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<1ms")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustJudge(t, r, verdict.Config{Thresholds: mustThresholds(t, "ttfc.p99<1ms")})
 	if c := findCheck(res, "ttfc.p99<1ms"); res.Pass || !strings.Contains(c.Detail, "worst of 4") {
 		t.Errorf("check = %+v, want a failure computed from the worst of 4 summaries", c)
 	}
@@ -636,10 +606,7 @@ func TestGateWarnsOfAnotherWorkload(t *testing.T) {
 	}
 	base.Summary.Config.Dialects = []string{"sim-chat"}
 	base.Summary.Config.Clients = 20
-	res, err = verdict.Judge(cur, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = mustJudge(t, cur, cfg)
 	want := "the baseline's workload differs from this run's, so the regressions compare only the scenario×dialect keys both recorded: clients 20 → 500; dialects sim-chat → compose,sim-canvas,sim-chat"
 	if len(res.Warnings) != 1 || res.Warnings[0] != want {
 		t.Errorf("warnings %q, want [%q]", res.Warnings, want)
@@ -665,4 +632,14 @@ func findCheck(res *verdict.Result, name string) verdict.Check {
 		return verdict.Check{}
 	}
 	return res.Checks[i]
+}
+
+// mustJudge judges run with cfg, failing the test on an error.
+func mustJudge(t *testing.T, run *measure.Run, cfg verdict.Config) *verdict.Result {
+	t.Helper()
+	res, err := verdict.Judge(run, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

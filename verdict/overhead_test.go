@@ -36,10 +36,7 @@ func TestOnOverhead(t *testing.T) {
 		}
 		if changed {
 			// The rewritten threshold judges the overhead: the same value verdict.Value reads.
-			res, err := verdict.Judge(run, verdict.Config{Thresholds: []verdict.Threshold{got}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustJudge(t, run, verdict.Config{Thresholds: []verdict.Threshold{got}})
 			var found bool
 			for _, c := range res.Checks {
 				found = found || c.Name == tc.want

@@ -41,11 +41,7 @@ func (s *streamState) nextConversationTurn() {
 
 // endTurn flushes a completed turn for the next; one that misses a goodput SLO costs the conversation's.
 func (m *sessionMetrics) endTurn(slos []verdict.SessionSLO) {
-	for _, slo := range slos {
-		if !slo.Met(m.sessionValue(slo.Metric())) {
-			m.missedSLO = true
-		}
-	}
+	m.missedSLO = m.missedSLO || !m.meetsSLOs(slos)
 	m.flush()
 	m.connect.Store(0)
 	m.headers, m.firstEvent, m.firstChunk, m.firstThinking, m.duration, m.startLag = 0, 0, 0, 0, 0, 0

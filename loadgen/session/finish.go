@@ -214,7 +214,7 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 		s.res = s.end(measure.OutcomeScriptedError, nil)
 		return
 	}
-	s.r.Rec.httpError(resp.StatusCode)
+	bump(s.r.Rec, s.r.Rec.httpStatus, resp.StatusCode)
 	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.ID, req, resp, body[:min(len(body), 512)]))
 }
 
@@ -329,9 +329,7 @@ func (s *streamState) finishAborted(judge bool, streamErr error) Result {
 	stopped := act.stopDone != nil
 	var stopErr error
 	if stopped {
-		if so, ok := s.checker.(protocol.StopObserver); ok && s.checker != nil {
-			so.StopSent() // again is harmless: a stop fired after the last frame was read
-		}
+		s.noteStop() // a stop fired after the last frame was read
 		select {
 		case out := <-act.stopDone:
 			// A 404 after the terminal came is a stop that lost the race, not an error.

@@ -32,7 +32,7 @@ func scriptedFirst(script *scenarios.Script, c protocol.Client, scale float64) s
 			if n := len(t.Steps); n > 0 {
 				last = base + t.Steps[n-1].At
 			}
-			base += turnLength(t)
+			base += t.Length()
 		}
 		if last > 0 {
 			out.chunk, out.token = scaled(last), scaled(last)
@@ -69,7 +69,7 @@ func scriptedFirst(script *scenarios.Script, c protocol.Client, scale float64) s
 		if t.ErrorAfterStep >= 0 {
 			break
 		}
-		base += turnLength(t)
+		base += t.Length()
 	}
 	return out
 }

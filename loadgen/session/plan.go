@@ -124,19 +124,6 @@ func (pl *Planner) triggerTime(p *Plan, script *scenarios.Script, t *scenarios.T
 	return time.Duration(float64(at) * pl.ScriptTimeScale), ok
 }
 
-// turnLength is how long a turn keeps the conversation busy: its last frame, then its tools.
-func turnLength(t *scenarios.ScriptTurn) time.Duration {
-	var d time.Duration
-	if n := len(t.Steps); n > 0 {
-		d = t.Steps[n-1].At
-	}
-	var tools time.Duration
-	for _, c := range t.ToolCalls {
-		tools = max(tools, c.Duration)
-	}
-	return d + tools
-}
-
 // scriptedThinking is the middle of the script's first thinking span, from the first request.
 func scriptedThinking(s *scenarios.Script) (time.Duration, bool) {
 	var base time.Duration
@@ -155,7 +142,7 @@ func scriptedThinking(s *scenarios.Script) (time.Duration, bool) {
 			}
 			return base + (st.At+end)/2, true
 		}
-		base += turnLength(t)
+		base += t.Length()
 	}
 	return 0, false
 }
@@ -176,7 +163,7 @@ func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
 			}
 			return base + end + shortest/2, true
 		}
-		base += turnLength(t)
+		base += t.Length()
 	}
 	return 0, false
 }

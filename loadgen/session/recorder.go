@@ -120,18 +120,16 @@ func (m *sessionMetrics) gap(d time.Duration) {
 }
 
 func (m *sessionMetrics) flushGaps() {
-	if !m.record || m.nGaps == 0 {
-		m.nGaps = 0
-		return
-	}
-	m.shard.mu.Lock()
-	for _, g := range m.gaps[:m.nGaps] {
-		// A gap of 0 is measured: two frames of one read share its receive stamp.
-		m.putZero(measure.ChunkGap, g)
-	}
-	m.shard.mu.Unlock()
-	if f := m.rec.OnLatencies; f != nil {
-		f(Latencies{Scenario: m.scenario, Dialect: m.dialect, ChunkGaps: m.gaps[:m.nGaps]})
+	if m.record && m.nGaps > 0 {
+		m.shard.mu.Lock()
+		for _, g := range m.gaps[:m.nGaps] {
+			// A gap of 0 is measured: two frames of one read share its receive stamp.
+			m.putZero(measure.ChunkGap, g)
+		}
+		m.shard.mu.Unlock()
+		if f := m.rec.OnLatencies; f != nil {
+			f(Latencies{Scenario: m.scenario, Dialect: m.dialect, ChunkGaps: m.gaps[:m.nGaps]})
+		}
 	}
 	m.nGaps = 0
 }
@@ -160,21 +158,15 @@ func (m *sessionMetrics) flush() {
 	m.noteMeasureKinds()
 	m.shard.mu.Lock()
 	m.putMeasures()
-	m.put(measure.Connect, time.Duration(m.connect.Load()))
-	m.put(measure.Headers, m.headers)
-	m.put(measure.FirstEvent, m.firstEvent)
-	m.put(measure.FirstChunk, m.firstChunk)
+	for _, l := range m.latencies() {
+		m.put(l.metric, l.d)
+	}
 	for _, metric := range overheads {
 		if _, over, ok := m.overhead(metric); ok {
 			m.putZero(metric, over)
 		}
 	}
 	m.putOverTime()
-	m.put(measure.FirstThinking, m.firstThinking)
-	m.put(measure.StreamDuration, m.duration)
-	m.put(measure.StopLatency, m.stop)
-	m.put(measure.ToolCancelSettle, m.toolCancel)
-	m.put(measure.StartLag, m.startLag)
 	m.flushTokens()
 	m.shard.mu.Unlock()
 	if f := m.rec.OnLatencies; f != nil {
@@ -238,9 +230,10 @@ func (r *Recorder) outcome(o measure.Outcome) {
 	}
 }
 
-func (r *Recorder) httpError(status int) {
+// bump adds one to m[k] under r.mu.
+func bump[K comparable](r *Recorder, m map[K]int64, k K) {
 	r.mu.Lock()
-	r.httpStatus[status]++
+	m[k]++
 	r.mu.Unlock()
 }
 
@@ -250,18 +243,13 @@ func (r *Recorder) failedByViolations(vs []protocol.Violation) {
 		rules = append(rules, string(v.Rule))
 	}
 	slices.Sort(rules)
-	key := strings.Join(slices.Compact(rules), ",")
-	r.mu.Lock()
-	r.failedBy[key]++
-	r.mu.Unlock()
+	bump(r, r.failedBy, strings.Join(slices.Compact(rules), ","))
 }
 
 // AddViolation counts one violation of rule.
 func (r *Recorder) AddViolation(rule protocol.Rule) {
 	r.Violations.Add(1)
-	r.mu.Lock()
-	r.byRule[rule]++
-	r.mu.Unlock()
+	bump(r, r.byRule, rule)
 }
 
 // Completed is every session that ended, however it ended.
@@ -308,23 +296,17 @@ func (r *Recorder) Counters() measure.Counters {
 		}
 	}
 	r.mu.Lock()
-	if len(r.httpStatus) > 0 {
-		c.HTTPErrors = maps.Clone(r.httpStatus)
-	}
-	if len(r.failedBy) > 0 {
-		c.FailedByRules = maps.Clone(r.failedBy)
-	}
-	if len(r.estimatedBy) > 0 {
-		c.EstimatedBy = maps.Clone(r.estimatedBy)
-	}
+	c.HTTPErrors, c.FailedByRules, c.EstimatedBy = nonEmpty(r.httpStatus), nonEmpty(r.failedBy), nonEmpty(r.estimatedBy)
 	r.mu.Unlock()
 	return c
 }
 
-func (r *Recorder) estimated(method string) {
-	r.mu.Lock()
-	r.estimatedBy[method]++
-	r.mu.Unlock()
+// nonEmpty is a copy of m, nil when m is empty.
+func nonEmpty[K comparable](m map[K]int64) map[K]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
 }
 
 // ViolationCounts snapshots violations by rule.

@@ -175,8 +175,10 @@ type streamState struct {
 	dropped     bool // read dropped the stream for the scripted reconnect
 	reconnected bool
 
-	turnTerminal bool   // the current turn delivered its terminal frame
-	inBand       string // the first in-band error's message
+	turnTerminal bool      // the current turn delivered its terminal frame
+	lastChunk    time.Time // this read's last answer chunk
+	stopNoted    bool      // this read told the checker of the stop
+	inBand       string    // the first in-band error's message
 	tape         *tape
 	retryAfter   time.Duration
 	// lastRead is when the stream was last touched, or without receive stamps last delivered
@@ -412,16 +414,10 @@ func (s *streamState) request() bool {
 //
 //go:noinline
 func (s *streamState) read() {
-	p, m, act, checker, dec, tp := s.p, s.m, s.act, s.checker, s.dec, s.tape
-	trig, isStop := p.trigger, p.stop
-	seesThinking, seesTools := p.Client.Sees(protocol.FrameThinking), p.Client.Sees(protocol.FrameToolStart)
-	stopObserver, _ := checker.(protocol.StopObserver)
-	var (
-		ev        sse.Event
-		pending   int64 // frames not yet added to the shared counter
-		lastChunk time.Time
-		stopNoted bool
-	)
+	dec := s.dec
+	var ev sse.Event
+	var pending int64 // frames not yet added to the shared counter
+	s.lastChunk, s.stopNoted = time.Time{}, false
 	for {
 		if err := dec.Next(&ev); err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -429,87 +425,99 @@ func (s *streamState) read() {
 			}
 			break
 		}
-		now := s.arrived()
-		pending++
-		if pending == 32 {
+		if pending++; pending == 32 {
 			s.r.Rec.Frames.Add(pending)
 			pending = 0
 		}
-		tp.record(&ev)
-		if isStop && !stopNoted && act.fired.Load() {
-			// The checker must know of the stop before any frame it may have caused.
-			stopNoted = true
-			if stopObserver != nil {
-				stopObserver.StopSent()
-			}
-		}
-		obs := checker.Observe(&ev)
-		if obs.Kind == protocol.FrameOther && s.appr != nil {
-			s.appr.due()
-		}
-		if m.firstEvent == 0 {
-			m.firstEvent = observed(now.Sub(s.intended))
-		}
-		// After a stop request, what still streams is the runtime's race, not a token rate.
-		streaming := !stopNoted
-		if streaming {
-			m.tokens.observe(now, now.Sub(s.intended), &obs, m)
-		}
-		switch obs.Kind {
-		case protocol.FrameAnswer:
-			s.output = true
-			s.chunks++
-			if s.chunks == 1 {
-				m.firstChunk = observed(now.Sub(s.intended))
-			} else if !lastChunk.IsZero() && streaming {
-				m.gap(now.Sub(lastChunk)) // within a turn: the client's own turnaround is no gap
-			}
-			lastChunk = now
-			if trig != nil && trig.AfterChunks > 0 && s.chunks >= trig.AfterChunks {
-				act.fire()
-			}
-			s.dropped = p.reconnect != nil && !s.reconnected && s.chunks >= p.reconnect.AfterChunks
-		case protocol.FrameThinking:
-			s.output = true
-			if m.firstThinking == 0 {
-				m.firstThinking = observed(now.Sub(s.intended))
-				if trig != nil && trig.DuringThinking && seesThinking {
-					act.fire()
-				}
-			}
-		case protocol.FrameToolStart:
-			s.output = true
-			if trig != nil && trig.DuringTool && seesTools {
-				act.fire()
-			}
-		case protocol.FrameToolEnd:
-			// After a stop, the first tool settlement times the runtime's cancel of its tools.
-			if isStop && act.fired.Load() && m.toolCancel == 0 {
-				m.toolCancel = observed(now.Sub(act.firedAt()))
-			}
-		case protocol.FrameTerminal:
-			s.turnTerminal = true
-			if obs.Error != "" && s.inBand == "" {
-				s.inBand = obs.Error
-			}
-			if act.terminalAt.IsZero() {
-				act.terminalAt = now
-			}
-			if isStop && act.fired.Load() && m.stop == 0 {
-				m.stop = observed(now.Sub(act.firedAt()))
-			}
-		}
-		if act.fired.Load() && !isStop {
-			break // the client left: whatever is still buffered was never "seen"
-		}
-		if s.dropped {
-			break // the scripted reconnect: the client drops this stream and resumes it
+		if !s.observe(&ev) {
+			break
 		}
 	}
 	s.r.Rec.Frames.Add(pending)
 	s.r.Rec.bytes.Add(dec.BytesRead())
 	if s.appr != nil {
 		s.appr.wait()
+	}
+}
+
+// observe judges and measures one frame; false when the client reads no further.
+//
+//go:noinline
+func (s *streamState) observe(ev *sse.Event) bool {
+	m, act := s.m, s.act
+	now := s.arrived()
+	s.tape.record(ev)
+	if s.p.stop && !s.stopNoted && act.fired.Load() {
+		// The checker must know of the stop before any frame it may have caused.
+		s.stopNoted = true
+		if so, ok := s.checker.(protocol.StopObserver); ok {
+			so.StopSent()
+		}
+	}
+	obs := s.checker.Observe(ev)
+	if obs.Kind == protocol.FrameOther && s.appr != nil {
+		s.appr.due()
+	}
+	if m.firstEvent == 0 {
+		m.firstEvent = observed(now.Sub(s.intended))
+	}
+	// After a stop request, what still streams is the runtime's race, not a token rate.
+	if !s.stopNoted {
+		m.tokens.observe(now, now.Sub(s.intended), &obs, m)
+	}
+	s.timeFrame(now, &obs)
+	// When the client left, whatever is still buffered was never "seen"; on the scripted
+	// reconnect, the client drops this stream and resumes it.
+	return !(act.fired.Load() && !s.p.stop) && !s.dropped
+}
+
+// timeFrame times one observed frame by its kind and fires a trigger it meets.
+func (s *streamState) timeFrame(now time.Time, obs *protocol.Observation) {
+	p, m, act, trig := s.p, s.m, s.act, s.p.trigger
+	stopped := p.stop && act.fired.Load()
+	switch obs.Kind {
+	case protocol.FrameAnswer:
+		s.output = true
+		s.chunks++
+		if s.chunks == 1 {
+			m.firstChunk = observed(now.Sub(s.intended))
+		} else if !s.lastChunk.IsZero() && !s.stopNoted {
+			m.gap(now.Sub(s.lastChunk)) // within a turn: the client's own turnaround is no gap
+		}
+		s.lastChunk = now
+		if trig != nil && trig.AfterChunks > 0 && s.chunks >= trig.AfterChunks {
+			act.fire()
+		}
+		s.dropped = p.reconnect != nil && !s.reconnected && s.chunks >= p.reconnect.AfterChunks
+	case protocol.FrameThinking:
+		s.output = true
+		if m.firstThinking == 0 {
+			m.firstThinking = observed(now.Sub(s.intended))
+			if trig != nil && trig.DuringThinking && p.Client.Sees(protocol.FrameThinking) {
+				act.fire()
+			}
+		}
+	case protocol.FrameToolStart:
+		s.output = true
+		if trig != nil && trig.DuringTool && p.Client.Sees(protocol.FrameToolStart) {
+			act.fire()
+		}
+	case protocol.FrameToolEnd:
+		// After a stop, the first tool settlement times the runtime's cancel of its tools.
+		if stopped && m.toolCancel == 0 {
+			m.toolCancel = observed(now.Sub(act.firedAt()))
+		}
+	case protocol.FrameTerminal:
+		s.turnTerminal = true
+		if obs.Error != "" && s.inBand == "" {
+			s.inBand = obs.Error
+		}
+		if act.terminalAt.IsZero() {
+			act.terminalAt = now
+		}
+		if stopped && m.stop == 0 {
+			m.stop = observed(now.Sub(act.firedAt()))
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"cmp"
+	"slices"
 	"time"
 
 	"github.com/streambench/streambench/measure"
@@ -133,32 +134,36 @@ func (tc *tokenClock) rate(duration time.Duration) int64 {
 
 // sessionValue is the session's own value of an SLO's metric, in the metric's histogram unit.
 func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
-	var d time.Duration
 	switch metric {
-	case measure.Headers:
-		d = m.headers
-	case measure.FirstEvent:
-		d = m.firstEvent
-	case measure.FirstChunk:
-		d = m.firstChunk
-	case measure.TimeToFirstToken:
-		d = m.tokens.firstToken
 	case measure.FirstChunkOverhead, measure.FirstTokenOverhead:
-		if _, over, ok := m.overhead(metric); ok {
-			return float64(over.Microseconds()), true
-		}
-		return 0, false
-	case measure.TimeToFirstOutput:
-		d = m.tokens.firstAnswer
-	case measure.TimePerOutputToken:
-		d = m.tokens.tpot()
-	case measure.StreamDuration:
-		d = m.duration
+		_, over, ok := m.overhead(metric)
+		return float64(over.Microseconds()), ok
 	case measure.StreamTokensPerSecond:
 		r := m.tokens.rate(m.duration)
 		return float64(r), r > 0
 	}
-	return float64(d.Microseconds()), d > 0
+	for _, l := range m.latencies() {
+		if l.metric == metric {
+			return float64(l.d.Microseconds()), l.d > 0
+		}
+	}
+	return 0, false
+}
+
+// latencies are the session's one-value latencies by metric, 0 when not measured.
+func (m *sessionMetrics) latencies() []metricValue {
+	return []metricValue{
+		{measure.Connect, time.Duration(m.connect.Load())}, {measure.Headers, m.headers}, {measure.FirstEvent, m.firstEvent},
+		{measure.FirstChunk, m.firstChunk}, {measure.FirstThinking, m.firstThinking}, {measure.StreamDuration, m.duration},
+		{measure.StopLatency, m.stop}, {measure.ToolCancelSettle, m.toolCancel}, {measure.StartLag, m.startLag},
+		{measure.TimeToFirstToken, m.tokens.firstToken}, {measure.TimeToFirstOutput, m.tokens.firstAnswer},
+		{measure.TimePerOutputToken, m.tokens.tpot()},
+	}
+}
+
+type metricValue struct {
+	metric measure.Metric
+	d      time.Duration
 }
 
 // judgeGoodput counts a session that ended after the warm-up toward goodput: judged unless
@@ -168,25 +173,20 @@ func (m *sessionMetrics) judgeGoodput(res Result, slos []verdict.SessionSLO) {
 		return
 	}
 	m.rec.goodJudged.Add(1)
-	if res.Outcome.IsError() || len(res.Violations) > 0 || m.missedSLO {
-		return
+	if !res.Outcome.IsError() && len(res.Violations) == 0 && !m.missedSLO && m.meetsSLOs(slos) {
+		m.rec.good.Add(1)
 	}
-	for _, s := range slos {
-		if !s.Met(m.sessionValue(s.Metric())) {
-			return
-		}
-	}
-	m.rec.good.Add(1)
+}
+
+// meetsSLOs tells whether the session's (or turn's) own values meet every SLO.
+func (m *sessionMetrics) meetsSLOs(slos []verdict.SessionSLO) bool {
+	return !slices.ContainsFunc(slos, func(s verdict.SessionSLO) bool { return !s.Met(m.sessionValue(s.Metric())) })
 }
 
 // flushTokens records the session's token metrics; the shard lock must be held.
 func (m *sessionMetrics) flushTokens() {
 	tc := &m.tokens
-	m.put(measure.TimeToFirstToken, tc.firstToken)
-	m.put(measure.TimeToFirstOutput, tc.firstAnswer)
-	tpot := tc.tpot()
-	m.put(measure.TimePerOutputToken, tpot)
-	if tc.usageOnly && tpot > 0 {
+	if tpot := tc.tpot(); tc.usageOnly && tpot > 0 {
 		m.putN(measure.InterTokenLatency, tpot, tc.count()-1)
 	}
 	if r := tc.rate(m.duration); r > 0 {
@@ -202,7 +202,7 @@ func (m *sessionMetrics) countTokens() {
 		if tc.estimatedCount() {
 			m.rec.estimatedTokens.Add(n)
 			m.rec.estimatedSessions.Add(1)
-			m.rec.estimated(cmp.Or(tc.method, estimatedByWords))
+			bump(m.rec, m.rec.estimatedBy, cmp.Or(tc.method, estimatedByWords))
 		}
 	}
 }
@@ -217,15 +217,13 @@ func (m *sessionMetrics) tokenGap(d time.Duration, k int64) {
 }
 
 func (m *sessionMetrics) flushTokenGaps() {
-	if !m.record || m.nITL == 0 {
-		m.nITL = 0
-		return
+	if m.record && m.nITL > 0 {
+		m.shard.mu.Lock()
+		for _, g := range m.itl[:m.nITL] {
+			m.putN(measure.InterTokenLatency, g.gap, int64(g.n))
+		}
+		m.shard.mu.Unlock()
 	}
-	m.shard.mu.Lock()
-	for _, g := range m.itl[:m.nITL] {
-		m.putN(measure.InterTokenLatency, g.gap, int64(g.n))
-	}
-	m.shard.mu.Unlock()
 	m.nITL = 0
 }
 
