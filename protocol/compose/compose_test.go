@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,15 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // relayOptions vary the conforming stream.
 type relayOptions struct {
@@ -362,7 +359,7 @@ func TestWriterGolden(t *testing.T) {
 	if err := w.ToolStart("x", json.RawMessage(`{"broken"`), "", Display{}); err == nil {
 		t.Error("ToolStart with invalid input JSON succeeded")
 	}
-	wiretest.CheckGolden(t, *update, "writer.golden", buf.Bytes())
+	golden.Check(t, "testdata/writer.golden", buf.Bytes())
 }
 
 func TestRequestsAndHeaders(t *testing.T) {

@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*/*.golden from the current output")
 
 func TestAnthropicStreamGolden(t *testing.T) {
 	t.Parallel()
@@ -35,7 +33,7 @@ func TestAnthropicStreamGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := anthropicTurn(t, tt.turn, anthropicMeta)
-			CheckGolden(t, *update, "anthropic/"+tt.name, got)
+			golden.Check(t, "testdata/anthropic/"+tt.name, got)
 			// Every data line is one valid JSON object whose type is the event name.
 			lines := strings.Split(string(got), "\n")
 			for i, line := range lines {
@@ -73,7 +71,7 @@ func TestAnthropicWriteResponse(t *testing.T) {
 	if err := anthropic.WriteResponse(&b, SmallTurn("toolu_"), anthropicMeta); err != nil {
 		t.Fatal(err)
 	}
-	CheckGolden(t, *update, "anthropic/response_tools.golden", []byte(b.String()))
+	golden.Check(t, "testdata/anthropic/response_tools.golden", []byte(b.String()))
 	var resp struct {
 		Content []struct {
 			Type, Text, Thinking, Signature, ID, Name string
@@ -122,7 +120,7 @@ func TestOpenAIStreamGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := openaiTurn(t, tt.turn, openaiMeta, tt.includeUsage)
-			CheckGolden(t, *update, "openai/"+tt.name, got)
+			golden.Check(t, "testdata/openai/"+tt.name, got)
 			// Every data line but [DONE] must be one valid JSON object.
 			for _, line := range strings.Split(string(got), "\n") {
 				data, ok := strings.CutPrefix(line, "data: ")
@@ -184,7 +182,7 @@ func TestOpenAIWriteResponse(t *testing.T) {
 	if err := openai.WriteResponse(&b, SmallTurn("call_"), openaiMeta); err != nil {
 		t.Fatal(err)
 	}
-	CheckGolden(t, *update, "openai/response_tools.golden", []byte(b.String()))
+	golden.Check(t, "testdata/openai/response_tools.golden", []byte(b.String()))
 	var resp struct {
 		Choices []struct {
 			Message struct {
