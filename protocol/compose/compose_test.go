@@ -315,16 +315,22 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := dialecttest.Script(t, tc.scenario, 1)
-			frames := relay(t, sc, tc.opt)
-			if tc.edit != nil {
-				frames = tc.edit(t, frames)
-			}
-			s := dialecttest.Session(sc)
-			s.Aborted = tc.aborted
-			dialecttest.WantRules(t, checkStopped(t, frames, s, tc.stopped), tc.want, frames)
+			wantEdited(t, tc.scenario, tc.opt, tc.edit, func(s *protocol.Session) { s.Aborted = tc.aborted }, tc.stopped, tc.want)
 		})
 	}
+}
+
+// wantEdited judges scenario's conforming stream (relayed with opt), edited by edit when set,
+// against its session set up by setup: exactly want breaks.
+func wantEdited(t *testing.T, scenario string, opt relayOptions, edit func(*testing.T, []string) []string, setup func(*protocol.Session), stopped bool, want []protocol.Rule) {
+	sc := dialecttest.Script(t, scenario, 1)
+	frames := relay(t, sc, opt)
+	if edit != nil {
+		frames = edit(t, frames)
+	}
+	s := dialecttest.Session(sc)
+	setup(s)
+	dialecttest.WantRules(t, checkStopped(t, frames, s, stopped), want, frames)
 }
 
 func TestWriterGolden(t *testing.T) {

@@ -165,14 +165,7 @@ func TestSwarmRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := dialecttest.Script(t, tc.scenario, 1)
-			frames := relay(t, sc, relayOptions{})
-			if tc.edit != nil {
-				frames = tc.edit(t, frames)
-			}
-			s := dialecttest.Session(sc)
-			s.NoGroundTruth = tc.noGroundTruth
-			dialecttest.WantRules(t, checkStopped(t, frames, s, tc.stopped), tc.want, frames)
+			wantEdited(t, tc.scenario, relayOptions{}, tc.edit, func(s *protocol.Session) { s.NoGroundTruth = tc.noGroundTruth }, tc.stopped, tc.want)
 		})
 	}
 }
