@@ -385,18 +385,11 @@ func BenchmarkCheckerRecorded(b *testing.B) {
 	s := recordedSession(b, rec)
 	for _, generalOnly := range []bool{false, true} {
 		b.Run(map[bool]string{false: "fast", true: "general"}[generalOnly], func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
+			dialecttest.BenchStream(b, events, func() protocol.Checker {
 				c := NewChecker(s)
 				c.generalOnly = generalOnly
-				for i := range events {
-					c.Observe(&events[i])
-				}
-				if vs := c.Finish(nil); len(vs) != 0 {
-					b.Fatal(vs)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
+				return c
+			})
 		})
 	}
 }
