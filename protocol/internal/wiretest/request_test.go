@@ -295,22 +295,29 @@ var anthropicOracle = messagesOracle{
 	},
 }
 
+// toolTurn is a user's message, an assistant's two tool calls (ids idPrefix+"1" and "2", the
+// second's arguments args2) and their results, the second failed.
+func toolTurn(idPrefix, args2 string) []protocol.Message {
+	return []protocol.Message{
+		{Role: "user", Text: "hi [[streambench scenario=x seed=1]]"},
+		{Role: "assistant", Text: "Let me look.", ToolCalls: []protocol.ToolCall{
+			{ID: idPrefix + "1", Name: "search_call", Arguments: `{"q":"a"}`},
+			{ID: idPrefix + "2", Name: "fetch_url", Arguments: args2},
+		}},
+		{Role: "tool", ToolCallID: idPrefix + "1", Text: "found"},
+		{Role: "tool", ToolCallID: idPrefix + "2", Text: "failed", IsError: true},
+	}
+}
+
 func TestAnthropicNewRequest(t *testing.T) {
 	t.Parallel()
 	req := &protocol.ModelRequest{
 		Model: "sim-model",
-		Messages: []protocol.Message{
-			{Role: "user", Text: "hi [[streambench scenario=x seed=1]]"},
-			{Role: "assistant", Text: "Let me look.", ToolCalls: []protocol.ToolCall{
-				{ID: "toolu_1", Name: "search_call", Arguments: `{"q":"a"}`},
-				{ID: "toolu_2", Name: "fetch_url", Arguments: ``},
-			}},
-			{Role: "tool", ToolCallID: "toolu_1", Text: "found"},
-			{Role: "tool", ToolCallID: "toolu_2", Text: "failed", IsError: true},
-			{Role: "user", Text: "and then?"},
-			{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "toolu_3", Name: "search_call", Arguments: `{}`}}},
-			{Role: "tool", ToolCallID: "toolu_3", Text: "ok"},
-		},
+		Messages: append(toolTurn("toolu_", ""),
+			protocol.Message{Role: "user", Text: "and then?"},
+			protocol.Message{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "toolu_3", Name: "search_call", Arguments: `{}`}}},
+			protocol.Message{Role: "tool", ToolCallID: "toolu_3", Text: "ok"},
+		),
 		Tools:    []string{"search_call"},
 		Thinking: true,
 		Header:   http.Header{"X-Streambench-Scenario": {"x"}, "X-Api-Key": {"real-key"}},
@@ -445,16 +452,8 @@ var openaiOracle = messagesOracle{
 func TestOpenAINewRequest(t *testing.T) {
 	t.Parallel()
 	req := &protocol.ModelRequest{
-		Model: "sim-model",
-		Messages: []protocol.Message{
-			{Role: "user", Text: "hi [[streambench scenario=x seed=1]]"},
-			{Role: "assistant", Text: "Let me look.", ToolCalls: []protocol.ToolCall{
-				{ID: "call_1", Name: "search_call", Arguments: `{"q":"a"}`},
-				{ID: "call_2", Name: "fetch_url", Arguments: `{"u":"b"}`},
-			}},
-			{Role: "tool", ToolCallID: "call_1", Text: "found"},
-			{Role: "tool", ToolCallID: "call_2", Text: "failed", IsError: true},
-		},
+		Model:    "sim-model",
+		Messages: toolTurn("call_", `{"u":"b"}`),
 		Tools:    []string{"search_call", "fetch_url"},
 		Thinking: true,
 		Header:   http.Header{"X-Streambench-Session": {"s1"}},
