@@ -34,11 +34,7 @@ func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
 	t.Helper()
 	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec)
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	usage := protocol.Usage{}
 	end := func(terminal func() error) []string {
 		must(terminal())

@@ -19,11 +19,7 @@ const relayRunID = "run_RELAY"
 // after another here; the runtime interleaves them, which the checker must not mind.
 func relaySwarm(t testing.TB, w *Writer, children []scenarios.ScriptChild, chain []string) {
 	t.Helper()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	for _, c := range children {
 		cc := append(slices.Clip(chain), c.Name)
 		must(w.ChildStart(ChildStart{RootRunID: relayRunID, ParentRunID: chain[len(chain)-1], SubID: c.Name,

@@ -38,11 +38,7 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec, "exec-1", "openai-all")
 	w.Clock = fixedClock()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	fail := func(msg string) []string {
 		must(w.ExecutionError(msg, time.Second))
 		must(w.Done())

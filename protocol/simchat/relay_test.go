@@ -23,11 +23,7 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 	t.Helper()
 	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec)
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	thinking := optedIn && pol.IncludeThinking
 	tools := optedIn && pol.IncludeToolCalls
 	var summaries []ToolSummary

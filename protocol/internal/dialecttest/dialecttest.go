@@ -397,3 +397,12 @@ func BenchStream(b *testing.B, events []sse.Event, newChecker func() protocol.Ch
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
 	b.ReportMetric(float64(len(events)), "frames/stream")
 }
+
+// Must is a relay's check of each write: it fails t on an error.
+func Must(t testing.TB) func(error) {
+	return func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
