@@ -423,24 +423,36 @@ func FuzzChecker(f *testing.F) {
 
 func BenchmarkWriterText(b *testing.B) {
 	w := NewWriter(io.Discard)
-	dialecttest.BenchWrite(b, func() error { return w.Text(" token") })
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Text(" token"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // The fast path must reach exactly the verdict of the general path, frame by frame.
 func FuzzFastPathAgrees(f *testing.F) {
+	expected := dialecttest.FastPathCorpus(f, []string{"tool-chain", "thinking-answer", "parallel-tools"}, func(sc *scenarios.Script) []string {
+		return relay(f, sc, relayOptions{})
+	})
 	f.Add([]byte("data: {\"type\":\"tool_args_delta\",\"id\":\"c\",\"toolName\":\"t\",\"argsDelta\":\"{\\\"a\\u0022\",\"index\":01}\n\n"), "tool-chain")
 	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\\tb\\\"\"}}]}\n\ndata: {\"type\":\"reasoning_delta\",\"delta\":\"\\/x\"}\n\n"), "thinking-answer")
 	// The real-runtime shape: id and toolName on the first delta only, then index-only pieces.
 	f.Add([]byte("data: {\"type\":\"tool_args_delta\",\"id\":\"c\",\"toolName\":\"t\",\"index\":0}\n\n"+
 		"data: {\"type\":\"tool_args_delta\",\"argsDelta\":\"{\\\"a\",\"index\":0}\n\n"+
 		"data: {\"type\":\"tool_args_delta\",\"argsDelta\":\"\",\"index\":1}\n\n"), "parallel-tools")
-	// Without ground truth the fast path takes any text.
-	dialecttest.FuzzFastPath(f, []string{"tool-chain", "thinking-answer", "parallel-tools"}, func(sc *scenarios.Script) []string {
-		return relay(f, sc, relayOptions{})
-	}, true, func(s *protocol.Session) (protocol.Checker, protocol.Checker) {
-		fast, general := NewChecker(s), NewChecker(s)
-		general.generalOnly = true
-		return fast, general
+	f.Fuzz(func(t *testing.T, stream []byte, name string) {
+		exp, ok := expected[name]
+		if !ok {
+			return
+		}
+		for _, noTruth := range []bool{false, true} { // without ground truth the fast path takes any text
+			s := &protocol.Session{Expected: exp, NoGroundTruth: noTruth}
+			fast, general := NewChecker(s), NewChecker(s)
+			general.generalOnly = true
+			dialecttest.FastPathAgrees(t, stream, fast, general)
+		}
 	})
 }
 
@@ -505,6 +517,18 @@ func BenchmarkCheckerStream(b *testing.B) {
 
 // benchStream judges sc's whole conforming stream per op and reports ns/frame and frames/stream.
 func benchStream(b *testing.B, sc *scenarios.Script) {
+	events := dialecttest.DecodeAll(b, relay(b, sc, relayOptions{}))
 	s := dialecttest.Session(sc)
-	dialecttest.BenchStream(b, dialecttest.DecodeAll(b, relay(b, sc, relayOptions{})), func() protocol.Checker { return NewChecker(s) })
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewChecker(s)
+		for i := range events {
+			c.Observe(&events[i])
+		}
+		if vs := c.Finish(nil); len(vs) != 0 {
+			b.Fatal(vs)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
+	b.ReportMetric(float64(len(events)), "frames/stream")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
+	"github.com/streambench/streambench/sse"
 )
 
 // fixedClock makes timestamps deterministic, one millisecond apart.
@@ -336,7 +337,12 @@ func FuzzChecker(f *testing.F) {
 
 func BenchmarkWriterChunk(b *testing.B) {
 	w := NewWriter(io.Discard, "exec-0123456789", "openai-all")
-	dialecttest.BenchWrite(b, func() error { return w.Chunk("agent-1", " token") })
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Chunk("agent-1", " token"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // plainChunk must agree with encoding/json whenever it takes the fast path.
@@ -394,17 +400,46 @@ func TestTimestamps(t *testing.T) {
 // BenchmarkCheckerChunk measures judging one stream:chunk envelope, the checker's hot path.
 func BenchmarkCheckerChunk(b *testing.B) {
 	sc := dialecttest.Script(b, "long-answer", 1)
+	var frames [][]byte
+	for _, fr := range relay(b, sc) {
+		frames = append(frames, []byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
+	}
+	chunks := 0
+	for _, fr := range frames {
+		if bytes.Contains(fr, []byte(TypeChunk)) {
+			chunks++
+		}
+	}
 	s := &protocol.Session{Expected: sc.Expected()}
-	dialecttest.BenchStream(b, dialecttest.DecodeAll(b, relay(b, sc)), func() protocol.Checker { return NewChecker(s) })
+	var ev sse.Event
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewChecker(s)
+		for _, fr := range frames {
+			ev.Data = fr
+			c.Observe(&ev)
+		}
+		if vs := c.Finish(nil); len(vs) != 0 {
+			b.Fatal(vs)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/frame")
+	_ = chunks
 }
 
 // The fast paths must reach exactly the verdict of the general path, frame by frame.
 func FuzzFastPathAgrees(f *testing.F) {
-	dialecttest.FuzzFastPath(f, []string{"tool-chain", "thinking-answer"}, func(sc *scenarios.Script) []string {
+	expected := dialecttest.FastPathCorpus(f, []string{"tool-chain", "thinking-answer"}, func(sc *scenarios.Script) []string {
 		return relay(f, sc)
-	}, false, func(s *protocol.Session) (protocol.Checker, protocol.Checker) {
+	})
+	f.Fuzz(func(t *testing.T, stream []byte, name string) {
+		exp, ok := expected[name]
+		if !ok {
+			return
+		}
+		s := &protocol.Session{Expected: exp}
 		fast, general := NewChecker(s), NewChecker(s)
 		general.generalOnly = true
-		return fast, general
+		dialecttest.FastPathAgrees(t, stream, fast, general)
 	})
 }

@@ -197,7 +197,12 @@ func FuzzChecker(f *testing.F) {
 
 func BenchmarkWriterChunk(b *testing.B) {
 	w := NewWriter(io.Discard)
-	dialecttest.BenchWrite(b, func() error { return w.Chunk("b1", " token") })
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Chunk("b1", " token"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkCheckerChunk measures judging one opted-in answer chunk, the checker's hot path.
@@ -277,8 +282,25 @@ func BenchmarkCheckerStream(b *testing.B) {
 	for _, name := range []string{"thinking-answer", "tool-chain", "long-answer"} {
 		b.Run(name, func(b *testing.B) {
 			sc := dialecttest.Script(b, name, 1)
+			var frames [][]byte
+			for _, fr := range relay(b, sc, true, all) {
+				frames = append(frames, []byte(strings.TrimSuffix(strings.TrimPrefix(fr, "data: "), "\n\n")))
+			}
 			s := session(sc, true, all)
-			dialecttest.BenchStream(b, dialecttest.DecodeAll(b, relay(b, sc, true, all)), func() protocol.Checker { return s.checker() })
+			var ev sse.Event
+			b.ReportAllocs()
+			for b.Loop() {
+				c := s.checker()
+				for _, fr := range frames {
+					ev.Data = fr
+					c.Observe(&ev)
+				}
+				if vs := c.Finish(nil); len(vs) != 0 {
+					b.Fatal(vs)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(frames)), "ns/frame")
+			b.ReportMetric(float64(len(frames)), "frames/stream")
 		})
 	}
 }
@@ -307,12 +329,19 @@ func FuzzPlainThinking(f *testing.F) {
 // The fast paths must reach exactly the verdict of the general path, frame by frame.
 func FuzzFastPathAgrees(f *testing.F) {
 	all := Policy{IncludeThinking: true, IncludeToolCalls: true}
-	// Without ground truth the fast path takes any thinking.
-	dialecttest.FuzzFastPath(f, []string{"tool-chain", "thinking-answer"}, func(sc *scenarios.Script) []string {
+	expected := dialecttest.FastPathCorpus(f, []string{"tool-chain", "thinking-answer"}, func(sc *scenarios.Script) []string {
 		return relay(f, sc, true, all)
-	}, true, func(s *protocol.Session) (protocol.Checker, protocol.Checker) {
-		fast, general := NewChecker(s, true, all), NewChecker(s, true, all)
-		general.generalOnly = true
-		return fast, general
+	})
+	f.Fuzz(func(t *testing.T, stream []byte, name string) {
+		exp, ok := expected[name]
+		if !ok {
+			return
+		}
+		for _, noTruth := range []bool{false, true} { // without ground truth the fast path takes any thinking
+			s := &protocol.Session{Expected: exp, NoGroundTruth: noTruth}
+			fast, general := NewChecker(s, true, all), NewChecker(s, true, all)
+			general.generalOnly = true
+			dialecttest.FastPathAgrees(t, stream, fast, general)
+		}
 	})
 }

@@ -257,11 +257,9 @@ func Judge(t testing.TB, stream []byte, c protocol.Checker, each func(ev *sse.Ev
 	return vs
 }
 
-// FuzzFastPath fuzzes streams against the checkers pair makes for a session of one of names'
-// scripts (ground truth on, and off too when noTruth): fast and general must agree
-// (FastPathAgrees). The corpus is the first and last 12 frames relay sends for each of names at
-// seed 1 (small: a fast fuzzer).
-func FuzzFastPath(f *testing.F, names []string, relay func(sc *scenarios.Script) []string, noTruth bool, pair func(s *protocol.Session) (fast, general protocol.Checker)) {
+// FastPathCorpus adds the first and last 12 frames relay sends for each of names at seed 1 (small:
+// a fast fuzzer) to f's corpus, and returns their expectations by name.
+func FastPathCorpus(f *testing.F, names []string, relay func(sc *scenarios.Script) []string) map[string]scenarios.Expected {
 	f.Helper()
 	expected := map[string]scenarios.Expected{}
 	for _, name := range names {
@@ -271,20 +269,7 @@ func FuzzFastPath(f *testing.F, names []string, relay func(sc *scenarios.Script)
 		f.Add([]byte(strings.Join(frames[max(0, len(frames)-12):], "")), name)
 		expected[name] = sc.Expected()
 	}
-	truths := []bool{false}
-	if noTruth {
-		truths = append(truths, true)
-	}
-	f.Fuzz(func(t *testing.T, stream []byte, name string) {
-		exp, ok := expected[name]
-		if !ok {
-			return
-		}
-		for _, noTruth := range truths {
-			fast, general := pair(&protocol.Session{Expected: exp, NoGroundTruth: noTruth})
-			FastPathAgrees(t, stream, fast, general)
-		}
-	})
+	return expected
 }
 
 // FastPathAgrees fails t unless fast and general (no fast path) agree, frame by frame and at end.
@@ -369,33 +354,6 @@ func RuleSet(t testing.TB, rules []protocol.RuleSpec) *protocol.RuleSet {
 		t.Fatal(err)
 	}
 	return set
-}
-
-// BenchWrite measures write, one frame a call; the benchmark fails on its error.
-func BenchWrite(b *testing.B, write func() error) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := write(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchStream judges events whole per op with a checker from newChecker, fails on any
-// violation, and reports ns/frame and frames/stream.
-func BenchStream(b *testing.B, events []sse.Event, newChecker func() protocol.Checker) {
-	b.ReportAllocs()
-	for b.Loop() {
-		c := newChecker()
-		for i := range events {
-			c.Observe(&events[i])
-		}
-		if vs := c.Finish(nil); len(vs) != 0 {
-			b.Fatal(vs)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/frame")
-	b.ReportMetric(float64(len(events)), "frames/stream")
 }
 
 // Must is a relay's check of each write: it fails t on an error.
