@@ -1,17 +1,14 @@
 package agentruntime
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/simcanvas"
 	"github.com/streambench/streambench/protocol/simchat"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden from the current output")
 
 // goldenClients are the client variants of the golden tests: sim-chat opted in and legacy under
 // each policy, then canvas and compose (whose output no policy changes).
@@ -62,33 +59,12 @@ func TestGoldenFrames(t *testing.T) {
 					}
 					if first == "" {
 						first = got
-						compareGolden(t, filepath.Join("testdata", "golden", scenario, name+".golden"), got)
+						golden.Check(t, filepath.Join("testdata", "golden", scenario, name+".golden"), []byte(got))
 					} else if got != first {
 						t.Errorf("%s wire: stream differs from openai wire's:\n--- openai\n%s\n--- %s\n%s", wire, first, wire, got)
 					}
 				}
 			})
 		}
-	}
-}
-
-// compareGolden compares got with the golden file at path, or rewrites it with -update.
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("stream differs from %s (run go test -update if the change is intended):\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }

@@ -30,6 +30,8 @@ var arrows = []struct {
 		"protocol's arrows point down: a dialect's own tests may start a mock (mockprovider/mocktest; the provider-client dialects' suites are clientturn's tests), its code and the test kits may not"},
 	{"report", runsOrServes, nil, "report renders saved results only"},
 	{"internal/floorrelay", runsOrServes, nil, "the floor relay is the bare relay the runtime is compared with: it imports nothing that runs or serves a load"},
+	{"internal/golden", append(runsOrServes[:len(runsOrServes):len(runsOrServes)], "protocol", "measure"), nil, "the golden kit serves the tests of every layer: it imports none of them"},
+	{"internal/proctest", append(runsOrServes[:len(runsOrServes):len(runsOrServes)], "protocol", "measure"), nil, "the process kit serves the tests of the stack and the command line: it imports nothing that runs or serves a load"},
 	{"sweep", runsOrServes, nil, "sweep judges and renders the runs its caller hands it or it reads from disk"},
 	{"verdict", []string{"protocol/"}, nil, "verdict needs no dialect: a rule list reaches it as Config.Rules"},
 	{"measure", []string{"protocol/"}, nil, "measure needs no dialect"},

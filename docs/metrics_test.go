@@ -1,15 +1,13 @@
 package docs
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/measure"
 )
-
-var update = flag.Bool("update", false, "rewrite the tables generated from the code")
 
 // TestMetricsTable: METRICS.md's table of every metric is the registry's (measure.Registry),
 // never kept by hand beside it; -update rewrites it.
@@ -37,7 +35,7 @@ func TestMetricsTable(t *testing.T) {
 	case !ok || !ok2:
 		t.Fatalf("%s: no generated table between %q and %q", file, begin, end)
 	case table == want:
-	case *update:
+	case *golden.Update:
 		if err := os.WriteFile(file, []byte(before+begin+want+end+after), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -127,7 +127,7 @@ func TestEndpointMetricsGolden(t *testing.T) {
 		t.Errorf("goodput under tpot<8ms %+v: want none of %d (tpot is %v)", g, goldenSessions, tpot)
 	}
 	got.Tokens = tk
-	checkGolden(t, "endpoint-golden.json", "endpoint metrics", got)
+	checkGolden(t, "endpoint-golden.json", got)
 }
 
 // runEndpointGolden plays the golden endpoint workload against the mock serving lib, in

@@ -15,20 +15,20 @@ import (
 	"github.com/streambench/streambench/measure"
 )
 
-// runtimeWithMetrics is a valid sim-chat runtime whose /metrics is served by metrics (nil:
-// no /metrics route, 404). It counts the scrapes so a handler can answer the baseline apart.
-func runtimeWithMetrics(t *testing.T, metrics func(scrape int64, w http.ResponseWriter)) *httptest.Server {
+// runtimeWithMetrics is a valid sim-chat runtime whose /metrics answers the first scrape (the
+// baseline) with pages[0] and every later one with the last page (no pages: no /metrics route, 404).
+func runtimeWithMetrics(t *testing.T, pages ...string) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/", oddSimChat(t))
 	var scrapes atomic.Int64
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
-		if metrics == nil {
+		if len(pages) == 0 {
 			http.NotFound(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		metrics(scrapes.Add(1), w)
+		_, _ = w.Write([]byte(pages[min(scrapes.Add(1), int64(len(pages)))-1]))
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -80,7 +80,7 @@ func runtimeNotChecked(s *measure.Summary) []measure.LeakNotChecked {
 // its reason, and the run passes (the generator's own gauges are still checked). Not
 // parallel: the generator's gauges are this process's.
 func TestLeakCheckRuntimeWithoutMetrics(t *testing.T) {
-	s := leakRun(t, runtimeWithMetrics(t, nil), 2*time.Second, true)
+	s := leakRun(t, runtimeWithMetrics(t), 2*time.Second, true)
 	if len(runtimeLeaks(s)) != 0 {
 		t.Errorf("runtime gauges compared without a /metrics: %+v", s.Leaks)
 	}
@@ -98,9 +98,7 @@ func TestLeakCheckRuntimeWithoutMetrics(t *testing.T) {
 // TestLeakCheckUnreadableMetrics: a /metrics that is not Prometheus text is not checked either.
 func TestLeakCheckUnreadableMetrics(t *testing.T) {
 	t.Parallel()
-	srv := runtimeWithMetrics(t, func(_ int64, w http.ResponseWriter) {
-		_, _ = w.Write([]byte("<html>a dashboard</html>\n"))
-	})
+	srv := runtimeWithMetrics(t, "<html>a dashboard</html>\n")
 	s := leakRun(t, srv, 2*time.Second, false)
 	if nc := runtimeNotChecked(s); len(nc) == 0 || !strings.Contains(nc[0].Reason, "not Prometheus text") {
 		t.Errorf("runtime not reported as unreadable: %+v", s.LeaksNotChecked)
@@ -115,13 +113,7 @@ func TestLeakCheckUnreadableMetrics(t *testing.T) {
 func TestLeakCheckNodeHandlesGrow(t *testing.T) {
 	t.Parallel()
 	before, after := readFixture(t, "node-before.prom"), readFixture(t, "node-after-leaked.prom")
-	srv := runtimeWithMetrics(t, func(scrape int64, w http.ResponseWriter) {
-		if scrape == 1 {
-			_, _ = w.Write([]byte(before))
-			return
-		}
-		_, _ = w.Write([]byte(after))
-	})
+	srv := runtimeWithMetrics(t, before, after)
 	s := leakRun(t, srv, 300*time.Millisecond, false)
 	got := runtimeLeaks(s)
 	for _, name := range []string{"nodejs_active_handles_total", "process_open_fds"} {
@@ -142,7 +134,7 @@ func TestLeakCheckNodeHandlesGrow(t *testing.T) {
 func TestLeakCheckNodeStable(t *testing.T) {
 	t.Parallel()
 	before := readFixture(t, "node-before.prom")
-	srv := runtimeWithMetrics(t, func(_ int64, w http.ResponseWriter) { _, _ = w.Write([]byte(before)) })
+	srv := runtimeWithMetrics(t, before)
 	s := leakRun(t, srv, 2*time.Second, false)
 	got := runtimeLeaks(s)
 	for _, name := range []string{"process_open_fds", "nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"} {
@@ -162,13 +154,8 @@ func TestLeakCheckNodeStable(t *testing.T) {
 // pair to compare: it is not checked, by name, and the run passes.
 func TestLeakCheckGaugeComesAndGoes(t *testing.T) {
 	t.Parallel()
-	srv := runtimeWithMetrics(t, func(scrape int64, w http.ResponseWriter) {
-		if scrape == 1 {
-			_, _ = w.Write([]byte("# TYPE go_goroutines gauge\ngo_goroutines 10\n# TYPE old_open_things gauge\nold_open_things 1\n"))
-			return
-		}
-		_, _ = w.Write([]byte("# TYPE go_goroutines gauge\ngo_goroutines 10\n# TYPE new_open_things gauge\nnew_open_things 5\n"))
-	})
+	srv := runtimeWithMetrics(t, "# TYPE go_goroutines gauge\ngo_goroutines 10\n# TYPE old_open_things gauge\nold_open_things 1\n",
+		"# TYPE go_goroutines gauge\ngo_goroutines 10\n# TYPE new_open_things gauge\nnew_open_things 5\n")
 	s := leakRun(t, srv, 2*time.Second, false)
 	var names []string
 	for _, n := range runtimeNotChecked(s) {

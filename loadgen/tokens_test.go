@@ -1,13 +1,10 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -15,14 +12,12 @@ import (
 	"time"
 
 	"github.com/streambench/streambench/hrtimer"
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/verdict"
 )
-
-// update rewrites the golden files: go test ./loadgen -run TestTokenMetricsGolden -update
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 // pipeTransport serves requests from an http.Handler through an in-memory pipe, streaming:
 // each Flush reaches the client when it happens, so frame timing survives, and with no sockets
@@ -167,30 +162,17 @@ func TestTokenMetricsGolden(t *testing.T) {
 			t.Errorf("hlog %s: %d values read back, %d recorded", m.Key, n, m.Count)
 		}
 	}
-	checkGolden(t, "golden.json", "token metrics", got)
+	checkGolden(t, "golden.json", got)
 }
 
 // checkGolden compares got, as indented JSON, with testdata/tokens/name (-update writes it).
-func checkGolden(t *testing.T, name, what string, got any) {
+func checkGolden(t *testing.T, name string, got any) {
 	t.Helper()
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = append(b, '\n')
-	path := filepath.Join("testdata", "tokens", name)
-	if *update {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantFile, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(b, wantFile) {
-		t.Errorf("%s differ from %s (-update to accept):\n got %s\nwant %s", what, path, b, wantFile)
-	}
+	golden.Check(t, filepath.Join("testdata", "tokens", name), append(b, '\n'))
 }
 
 // TestGoodputCountsSessionsMeetingEverySLO: the same run judged by SLOs that hold, one that

@@ -15,13 +15,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/agentruntime"
+	"github.com/streambench/streambench/internal/proctest"
 )
 
 // childEnv makes this test binary act as a child: with "serve" it announces an address and
@@ -310,17 +310,6 @@ func fakeParent() int {
 	return 0
 }
 
-// running tells whether process pid is alive: /proc/PID exists and is not a zombie (dead,
-// waiting for whoever adopted it to reap it).
-func running(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	_, rest, ok := strings.Cut(string(stat), ") ")
-	return ok && !strings.HasPrefix(rest, "Z")
-}
-
 // TestChildDiesWithItsParent: a child outlives its parent's threads coming and going, and
 // dies within a second or two of the parent being killed with SIGKILL, which leaves the
 // parent no chance to stop it.
@@ -356,7 +345,7 @@ func TestChildDiesWithItsParent(t *testing.T) {
 	if !sc.Scan() || sc.Text() != "retired" {
 		t.Fatalf("parent's second line %q, want retired", sc.Text())
 	}
-	if err := WaitHealthy(url); err != nil || !running(pid) {
+	if err := WaitHealthy(url); err != nil || !proctest.Running(pid) {
 		t.Fatalf("the child did not survive its parent's threads retiring: %v", err)
 	}
 	if err := parent.Process.Kill(); err != nil {
@@ -364,7 +353,7 @@ func TestChildDiesWithItsParent(t *testing.T) {
 	}
 	_ = parent.Wait()
 	deadline := time.Now().Add(3 * time.Second)
-	for running(pid) {
+	for proctest.Running(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("child %d still running 3 s after its parent was killed", pid)

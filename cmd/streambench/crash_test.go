@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/internal/proctest"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/report"
 	"github.com/streambench/streambench/stack"
@@ -149,17 +150,6 @@ func streamsSeen(t *testing.T, url string) int64 {
 	return n
 }
 
-// running tells whether process pid is alive: /proc/PID exists and is not a zombie (dead,
-// waiting for whoever adopted it to reap it).
-func running(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	_, rest, ok := strings.Cut(string(stat), ") ")
-	return ok && !strings.HasPrefix(rest, "Z")
-}
-
 // stopAtEnd fails the test on err, else stops s when the test ends.
 func stopAtEnd(t *testing.T, s interface{ Stop() }, err error) {
 	t.Helper()
@@ -240,12 +230,12 @@ func TestRunKilledLeavesNoChildren(t *testing.T) {
 	})
 	t.Cleanup(func() { // should they outlive the test, as they would without Pdeathsig
 		for _, pid := range []int{mockPID, runtimePID} {
-			if running(pid) {
+			if proctest.Running(pid) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 	})
-	if !running(mockPID) || !running(runtimePID) {
+	if !proctest.Running(mockPID) || !proctest.Running(runtimePID) {
 		t.Fatalf("children %d, %d not running before the kill", mockPID, runtimePID)
 	}
 	dir := filepath.Join(out, "killed-run")
@@ -253,8 +243,8 @@ func TestRunKilledLeavesNoChildren(t *testing.T) {
 	m.kill(t)
 	eventually(t, 3*time.Second, func() string {
 		return fmt.Sprintf("mock %d running %v, runtime %d running %v, 3 s after the parent was killed",
-			mockPID, running(mockPID), runtimePID, running(runtimePID))
-	}, func() bool { return !running(mockPID) && !running(runtimePID) })
+			mockPID, proctest.Running(mockPID), runtimePID, proctest.Running(runtimePID))
+	}, func() bool { return !proctest.Running(mockPID) && !proctest.Running(runtimePID) })
 	run, err := measure.ReadRun(dir)
 	if err != nil || !run.Summary.Incomplete || run.Summary.Counters.SessionsStarted == 0 {
 		t.Errorf("killed run's directory: %v, want a readable incomplete run with sessions", err)

@@ -1,14 +1,13 @@
 package selfbench
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.md from the current output")
+	"github.com/streambench/streambench/internal/golden"
+)
 
 // TestRenderMarkdownGolden renders the hand-made figures file in testdata and compares it
 // with its golden Markdown (refresh with -update).
@@ -22,19 +21,7 @@ func TestRenderMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := "testdata/bench.md"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("Markdown differs from %s (run with -update to accept):\n%s", golden, got)
-	}
+	golden.Check(t, "testdata/bench.md", []byte(got))
 	// What the golden file must show, whatever it is refreshed to.
 	for _, s := range []string{
 		"Machine: 2 CPUs, Intel(R) Xeon(R) Processor; Go go1.26.8; commit `0123abc`",

@@ -3,7 +3,6 @@ package aisdk
 import (
 	"errors"
 	"io"
-	"slices"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
@@ -54,57 +53,30 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 		i := dialecttest.Index(t, p, sub, nth)
 		return frames(append(p[:i:i], tail...))
 	}
-	for _, tc := range []struct {
-		name    string
-		sc      *scenarios.Script
-		noTruth bool
-		frames  []string
-		errs    []string
-		want    []protocol.Rule
-	}{
+	dialecttest.ErrorCases(t, []dialecttest.ErrorCase{
 		// The route's error mid step: the open text ended, the step and the run finished.
-		{"mid text", plain, false, upTo(plain, `"text-delta"`, 2, crash, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), []string{"runtime crashed"}, nil},
+		{Name: "mid text", Sc: plain, Frames: upTo(plain, `"text-delta"`, 2, crash, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), Errs: []string{"runtime crashed"}},
 		// In a tool call's input, with nothing after: text and call left open, no [DONE].
-		{"mid tool input", chain, false, upTo(chain, `"tool-input-delta"`, 1, crash), []string{"runtime crashed"}, nil},
+		{Name: "mid tool input", Sc: chain, Frames: upTo(chain, `"tool-input-delta"`, 1, crash), Errs: []string{"runtime crashed"}},
 		// The SDK's masked message.
-		{"masked", chain, false, upTo(chain, `"start-step"`, 1, part("type", "error", "errorText", "An error occurred."), "[DONE]"), []string{"An error occurred."}, nil},
+		{Name: "masked", Sc: chain, Frames: upTo(chain, `"start-step"`, 1, part("type", "error", "errorText", "An error occurred."), "[DONE]"), Errs: []string{"An error occurred."}},
 		// The error part's own shape: errorText is required.
-		{"no errorText", chain, false, upTo(chain, `"start-step"`, 1, part("type", "error"), "[DONE]"), []string{"error"}, []protocol.Rule{protocol.RFraming}},
+		{Name: "no errorText", Sc: chain, Frames: upTo(chain, `"start-step"`, 1, part("type", "error"), "[DONE]"), Errs: []string{"error"}, Want: []protocol.Rule{protocol.RFraming}},
 		// New content after it is R-terminal's (and is not compared with the script).
-		{"content after error", chain, false, upTo(chain, `"start-step"`, 1, crash, part("type", "text-start", "id", "x"), part("type", "text-delta", "id", "x", "delta", "late"), part("type", "text-end", "id", "x"), "[DONE]"), []string{"runtime crashed"}, []protocol.Rule{protocol.RTerminal}},
+		{Name: "content after error", Sc: chain, Frames: upTo(chain, `"start-step"`, 1, crash, part("type", "text-start", "id", "x"), part("type", "text-delta", "id", "x", "delta", "late"), part("type", "text-end", "id", "x"), "[DONE]"), Errs: []string{"runtime crashed"}, Want: []protocol.Rule{protocol.RTerminal}},
 		// A scripted error keeps its checks: [DONE] must follow.
-		{"scripted, no done", failing, false, upTo(failing, "[DONE]", 0), []string{failing.Expected().ProviderError}, []protocol.Rule{protocol.RTerminal}},
+		{Name: "scripted, no done", Sc: failing, Frames: upTo(failing, "[DONE]", 0), Errs: []string{failing.Expected().ProviderError}, Want: []protocol.Rule{protocol.RTerminal}},
 		// Without ground truth nothing is scripted.
-		{"no ground truth, no done", failing, true, upTo(failing, "[DONE]", 0), []string{failing.Expected().ProviderError}, nil},
+		{Name: "no ground truth, no done", Sc: failing, NoTruth: true, Frames: upTo(failing, "[DONE]", 0), Errs: []string{failing.Expected().ProviderError}},
 		// A finish that says the run failed, without the error part that says why: the
 		// outcome all the same (it passed as a clean stream before).
-		{"finish error, no error part", plain, false, upTo(plain, `"text-delta"`, 2, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), []string{"finish with finishReason error, and no error part"}, nil},
-		{"finish error, no error part, no ground truth", plain, true, upTo(plain, `"type":"finish"`, 0, part("type", "finish", "finishReason", "error"), "[DONE]"), []string{"finish with finishReason error, and no error part"}, nil},
+		{Name: "finish error, no error part", Sc: plain, Frames: upTo(plain, `"text-delta"`, 2, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), Errs: []string{"finish with finishReason error, and no error part"}},
+		{Name: "finish error, no error part, no ground truth", Sc: plain, NoTruth: true, Frames: upTo(plain, `"type":"finish"`, 0, part("type", "finish", "finishReason", "error"), "[DONE]"), Errs: []string{"finish with finishReason error, and no error part"}},
 		// Where the script fails, the missing error part is judgeTerminal's violation.
-		{"scripted, finish error, no error part", failing, false, upTo(failing, `"type":"error"`, 0, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), nil, []protocol.Rule{protocol.RTerminal}},
+		{Name: "scripted, finish error, no error part", Sc: failing, Frames: upTo(failing, `"type":"error"`, 0, part("type", "text-end", "id", "txt-0"), part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]"), Want: []protocol.Rule{protocol.RTerminal}},
 		// Without ground truth, a finish that says the step called tools where none streamed.
-		{"tool-calls without a tool part", plain, true, upTo(plain, `"type":"finish"`, 0, part("type", "finish", "finishReason", "tool-calls"), "[DONE]"), nil, []protocol.Rule{protocol.RTerminal}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := dialecttest.Session(tc.sc)
-			s.NoGroundTruth = tc.noTruth
-			c := New(Options{NoReasoning: true}).NewChecker(s)
-			var errs []string
-			for _, ev := range dialecttest.DecodeAll(t, tc.frames) {
-				if obs := c.Observe(&ev); obs.Error != "" {
-					if obs.Kind != protocol.FrameTerminal {
-						t.Errorf("Observation.Error %q on a part of kind %d, want FrameTerminal", obs.Error, obs.Kind)
-					}
-					errs = append(errs, obs.Error)
-				}
-			}
-			if !slices.Equal(errs, tc.errs) {
-				t.Errorf("Observation.Error %q, want %q", errs, tc.errs)
-			}
-			dialecttest.WantRules(t, c.Finish(nil), tc.want, tc.frames)
-		})
-	}
+		{Name: "tool-calls without a tool part", Sc: plain, NoTruth: true, Frames: upTo(plain, `"type":"finish"`, 0, part("type", "finish", "finishReason", "tool-calls"), "[DONE]"), Want: []protocol.Rule{protocol.RTerminal}},
+	}, func(s *protocol.Session) protocol.Checker { return New(Options{NoReasoning: true}).NewChecker(s) })
 	// A cut (any non-nil streamErr) is judged partial too: no scripted call owed.
 	c := New(Options{NoReasoning: true}).NewChecker(dialecttest.Session(chain))
 	for _, ev := range dialecttest.DecodeAll(t, upTo(chain, `"tool-input-delta"`, 1)) {

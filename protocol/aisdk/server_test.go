@@ -79,31 +79,31 @@ func scriptParts(script *scenarios.Script, reasoning, stopAfterFirst bool) []str
 		textID, reasoningID := "txt-"+strconv.Itoa(ti), "rs-"+strconv.Itoa(ti)
 		textOpen, reasoningOpen := false, false
 		started := make([]bool, len(turn.ToolCalls))
-		closeReasoning := func() {
-			if reasoningOpen {
-				out = append(out, part("type", "reasoning-end", "id", reasoningID))
-				reasoningOpen = false
+		// delta opens the part of kind (text or reasoning) id once, then sends text as its delta.
+		delta := func(open *bool, kind, id, text string) {
+			if !*open {
+				out = append(out, part("type", kind+"-start", "id", id))
+				*open = true
+			}
+			out = append(out, part("type", kind+"-delta", "id", id, "delta", text))
+		}
+		end := func(open *bool, kind, id string) {
+			if *open {
+				out = append(out, part("type", kind+"-end", "id", id))
+				*open = false
 			}
 		}
+		closeReasoning := func() { end(&reasoningOpen, "reasoning", reasoningID) }
 		for si := range turn.Steps {
 			st := &turn.Steps[si]
 			switch st.Kind {
 			case scenarios.StepThinking:
-				if !reasoning {
-					break
+				if reasoning {
+					delta(&reasoningOpen, "reasoning", reasoningID, st.Text)
 				}
-				if !reasoningOpen {
-					out = append(out, part("type", "reasoning-start", "id", reasoningID))
-					reasoningOpen = true
-				}
-				out = append(out, part("type", "reasoning-delta", "id", reasoningID, "delta", st.Text))
 			case scenarios.StepText:
 				closeReasoning()
-				if !textOpen {
-					out = append(out, part("type", "text-start", "id", textID))
-					textOpen = true
-				}
-				out = append(out, part("type", "text-delta", "id", textID, "delta", st.Text))
+				delta(&textOpen, "text", textID, st.Text)
 			case scenarios.StepToolArgs:
 				closeReasoning()
 				tc := &turn.ToolCalls[st.Tool]
@@ -115,16 +115,12 @@ func scriptParts(script *scenarios.Script, reasoning, stopAfterFirst bool) []str
 			}
 			if turn.ErrorAfterStep == si {
 				out = append(out, part("type", "error", "errorText", turn.ErrorMessage))
-				if textOpen {
-					out = append(out, part("type", "text-end", "id", textID))
-				}
+				end(&textOpen, "text", textID)
 				return append(out, part("type", "finish-step"), part("type", "finish", "finishReason", "error"), "[DONE]")
 			}
 		}
 		closeReasoning()
-		if textOpen {
-			out = append(out, part("type", "text-end", "id", textID))
-		}
+		end(&textOpen, "text", textID)
 		for _, tc := range turn.ToolCalls {
 			out = append(out, part("type", "tool-input-available", "toolCallId", tc.ID, "toolName", tc.Name, "input", json.RawMessage(tc.Arguments)))
 		}
@@ -152,6 +148,11 @@ func index(parts []string, sub string) int {
 // could break (no text, no tool call).
 func breakParts(parts []string, script *scenarios.Script, b breakage) ([]string, bool) {
 	at := func(sub string) int { return index(parts, sub) }
+	fields := func(i int) map[string]any {
+		var p map[string]any
+		_ = json.Unmarshal([]byte(parts[i]), &p)
+		return p
+	}
 	switch b {
 	case breakNone, breakHeader, breakStopLoop, breakReasoning:
 		return parts, true
@@ -186,8 +187,7 @@ func breakParts(parts []string, script *scenarios.Script, b breakage) ([]string,
 		if i < 0 {
 			return nil, false
 		}
-		var p map[string]any
-		_ = json.Unmarshal([]byte(parts[i]), &p)
+		p := fields(i)
 		id := p["toolCallId"].(string)
 		wrong := `{"wrong":true}`
 		parts[i] = part("type", "tool-input-available", "toolCallId", id, "toolName", p["toolName"], "input", json.RawMessage(wrong))
@@ -209,16 +209,13 @@ func breakParts(parts []string, script *scenarios.Script, b breakage) ([]string,
 		if i < 0 {
 			return nil, false
 		}
-		var p map[string]any
-		_ = json.Unmarshal([]byte(parts[i]), &p)
-		parts[i] = part("type", "tool-output-available", "toolCallId", p["toolCallId"], "output", "fine")
+		parts[i] = part("type", "tool-output-available", "toolCallId", fields(i)["toolCallId"], "output", "fine")
 	case breakText:
 		i := at(`"text-delta"`)
 		if i < 0 {
 			return nil, false
 		}
-		var p map[string]any
-		_ = json.Unmarshal([]byte(parts[i]), &p)
+		p := fields(i)
 		parts[i] = part("type", "text-delta", "id", p["id"], "delta", "NOT "+p["delta"].(string))
 	case breakTwoTerminals:
 		i := at(`"finish"`)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,15 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // relayOptions vary the conforming stream.
 type relayOptions struct {
@@ -37,11 +34,7 @@ func relay(t testing.TB, sc *scenarios.Script, opt relayOptions) []string {
 	t.Helper()
 	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec)
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	usage := protocol.Usage{}
 	end := func(terminal func() error) []string {
 		must(terminal())
@@ -318,16 +311,22 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := dialecttest.Script(t, tc.scenario, 1)
-			frames := relay(t, sc, tc.opt)
-			if tc.edit != nil {
-				frames = tc.edit(t, frames)
-			}
-			s := dialecttest.Session(sc)
-			s.Aborted = tc.aborted
-			dialecttest.WantRules(t, checkStopped(t, frames, s, tc.stopped), tc.want, frames)
+			wantEdited(t, tc.scenario, tc.opt, tc.edit, func(s *protocol.Session) { s.Aborted = tc.aborted }, tc.stopped, tc.want)
 		})
 	}
+}
+
+// wantEdited judges scenario's conforming stream (relayed with opt), edited by edit when set,
+// against its session set up by setup: exactly want breaks.
+func wantEdited(t *testing.T, scenario string, opt relayOptions, edit func(*testing.T, []string) []string, setup func(*protocol.Session), stopped bool, want []protocol.Rule) {
+	sc := dialecttest.Script(t, scenario, 1)
+	frames := relay(t, sc, opt)
+	if edit != nil {
+		frames = edit(t, frames)
+	}
+	s := dialecttest.Session(sc)
+	setup(s)
+	dialecttest.WantRules(t, checkStopped(t, frames, s, stopped), want, frames)
 }
 
 func TestWriterGolden(t *testing.T) {
@@ -362,7 +361,7 @@ func TestWriterGolden(t *testing.T) {
 	if err := w.ToolStart("x", json.RawMessage(`{"broken"`), "", Display{}); err == nil {
 		t.Error("ToolStart with invalid input JSON succeeded")
 	}
-	wiretest.CheckGolden(t, *update, "writer.golden", buf.Bytes())
+	golden.Check(t, "testdata/writer.golden", buf.Bytes())
 }
 
 func TestRequestsAndHeaders(t *testing.T) {

@@ -3,7 +3,6 @@ package compose
 import (
 	"errors"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
@@ -47,49 +46,29 @@ func TestUnplannedErrorIsOneFinding(t *testing.T) {
 		i := dialecttest.Index(t, f, sub, nth)
 		return append(f[:i:i], tail...)
 	}
-	for _, tc := range []struct {
-		name    string
-		sc      *scenarios.Script
-		noTruth bool
-		frames  []string
-		cut     error // the streamErr Finish gets
-		errs    []string
-		want    []protocol.Rule
-	}{
+	dialecttest.ErrorCases(t, []dialecttest.ErrorCase{
 		// Cut by a transport error while the first call's arguments stream: the second
 		// scripted call, the answer and the terminal never come.
-		{"cut mid arguments", chain, false, upTo(chain, argsDelta, 1), io.ErrUnexpectedEOF, nil, nil},
+		{Name: "cut mid arguments", Sc: chain, Frames: upTo(chain, argsDelta, 1), Cut: io.ErrUnexpectedEOF},
 		// Cut by a stall inside a running tool (tool_start without tool_end).
-		{"cut in a tool", chain, false, upTo(chain, toolEnd, 0), errors.New("stalled: no frame for 30s"), nil, nil},
+		{Name: "cut in a tool", Sc: chain, Frames: upTo(chain, toolEnd, 0), Cut: errors.New("stalled: no frame for 30s")},
 		// Cut inside thinking.
-		{"cut in thinking", thinking, false, upTo(thinking, `"type":"thinking_end"`, 0), errors.New("truncated"), nil, nil},
+		{Name: "cut in thinking", Sc: thinking, Frames: upTo(thinking, `"type":"thinking_end"`, 0), Cut: errors.New("truncated")},
 		// An unscripted error terminal after the first call: the second call never streams.
-		{"error after first call", chain, false, upTo(chain, argsDelta, 1, crash, dialecttest.Raw("[DONE]")), nil, []string{"runtime crashed"}, nil},
+		{Name: "error after first call", Sc: chain, Frames: upTo(chain, argsDelta, 1, crash, dialecttest.Raw("[DONE]")), Errs: []string{"runtime crashed"}},
 		// An unscripted error terminal inside a tool, without receipt or [DONE].
-		{"error in a tool", chain, false, upTo(chain, toolEnd, 0, crash), nil, []string{"runtime crashed"}, nil},
+		{Name: "error in a tool", Sc: chain, Frames: upTo(chain, toolEnd, 0, crash), Errs: []string{"runtime crashed"}},
 		// An unscripted error terminal inside thinking.
-		{"error in thinking", thinking, false, upTo(thinking, `"type":"thinking_end"`, 0, crash), nil, []string{"runtime crashed"}, nil},
+		{Name: "error in thinking", Sc: thinking, Frames: upTo(thinking, `"type":"thinking_end"`, 0, crash), Errs: []string{"runtime crashed"}},
 		// Both: an error terminal, then the connection drops.
-		{"error then cut", chain, false, upTo(chain, argsDelta, 1, crash), io.ErrUnexpectedEOF, []string{"runtime crashed"}, nil},
+		{Name: "error then cut", Sc: chain, Frames: upTo(chain, argsDelta, 1, crash), Cut: io.ErrUnexpectedEOF, Errs: []string{"runtime crashed"}},
 		// The error terminal's own shape is still judged: it has no message ("error").
-		{"error without message", chain, false, upTo(chain, argsDelta, 1, dialecttest.Raw(`{"type":"error"}`)), nil, []string{"error"}, []protocol.Rule{protocol.RFraming}},
+		{Name: "error without message", Sc: chain, Frames: upTo(chain, argsDelta, 1, dialecttest.Raw(`{"type":"error"}`)), Errs: []string{"error"}, Want: []protocol.Rule{protocol.RFraming}},
 		// What follows it is R-terminal's alone (not R-compose-answer for the late text).
-		{"text after error", chain, false, upTo(chain, argsDelta, 1, crash, dialecttest.Raw(`{"choices":[{"delta":{"content":"late"}}]}`), dialecttest.Raw("[DONE]")), nil, []string{"runtime crashed"}, []protocol.Rule{protocol.RTerminal}},
+		{Name: "text after error", Sc: chain, Frames: upTo(chain, argsDelta, 1, crash, dialecttest.Raw(`{"choices":[{"delta":{"content":"late"}}]}`), dialecttest.Raw("[DONE]")), Errs: []string{"runtime crashed"}, Want: []protocol.Rule{protocol.RTerminal}},
 		// A scripted error keeps its checks: its [DONE] must come.
-		{"scripted, no done", failing, false, upTo(failing, "[DONE]", 0), nil, []string{failing.Expected().ProviderError}, []protocol.Rule{protocol.RTerminal}},
+		{Name: "scripted, no done", Sc: failing, Frames: upTo(failing, "[DONE]", 0), Errs: []string{failing.Expected().ProviderError}, Want: []protocol.Rule{protocol.RTerminal}},
 		// Without ground truth nothing is scripted.
-		{"no ground truth, no done", failing, true, upTo(failing, "[DONE]", 0), nil, []string{failing.Expected().ProviderError}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := dialecttest.Session(tc.sc)
-			s.NoGroundTruth = tc.noTruth
-			c := NewChecker(s)
-			errs := dialecttest.ObserveErrors(t, c, tc.frames)
-			if strings.Join(errs, "|") != strings.Join(tc.errs, "|") {
-				t.Errorf("Observation.Error %q, want %q", errs, tc.errs)
-			}
-			dialecttest.WantRules(t, c.Finish(tc.cut), tc.want, tc.frames)
-		})
-	}
+		{Name: "no ground truth, no done", Sc: failing, NoTruth: true, Frames: upTo(failing, "[DONE]", 0), Errs: []string{failing.Expected().ProviderError}},
+	}, func(s *protocol.Session) protocol.Checker { return NewChecker(s) })
 }

@@ -19,11 +19,7 @@ const relayRunID = "run_RELAY"
 // after another here; the runtime interleaves them, which the checker must not mind.
 func relaySwarm(t testing.TB, w *Writer, children []scenarios.ScriptChild, chain []string) {
 	t.Helper()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	for _, c := range children {
 		cc := append(slices.Clip(chain), c.Name)
 		must(w.ChildStart(ChildStart{RootRunID: relayRunID, ParentRunID: chain[len(chain)-1], SubID: c.Name,
@@ -165,14 +161,7 @@ func TestSwarmRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := dialecttest.Script(t, tc.scenario, 1)
-			frames := relay(t, sc, relayOptions{})
-			if tc.edit != nil {
-				frames = tc.edit(t, frames)
-			}
-			s := dialecttest.Session(sc)
-			s.NoGroundTruth = tc.noGroundTruth
-			dialecttest.WantRules(t, checkStopped(t, frames, s, tc.stopped), tc.want, frames)
+			wantEdited(t, tc.scenario, relayOptions{}, tc.edit, func(s *protocol.Session) { s.NoGroundTruth = tc.noGroundTruth }, tc.stopped, tc.want)
 		})
 	}
 }

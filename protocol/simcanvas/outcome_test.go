@@ -62,43 +62,24 @@ func TestUnscriptedErrorIsTheOutcome(t *testing.T) {
 	}
 	crash := wrap(TypeExecutionError, 0, `{"error":"runtime crashed","duration":1}`)
 	done := dialecttest.Raw("[DONE]")
-	for _, tc := range []struct {
-		name    string
-		sc      *scenarios.Script
-		noTruth bool
-		frames  []string
-		errs    []string
-		want    []protocol.Rule
-	}{
+	dialecttest.ErrorCases(t, []dialecttest.ErrorCase{
 		// The answer cut short by an error.
-		{"mid answer", plain, false, cutWith(plain, `"type":"stream:chunk"`, crash, done), []string{"runtime crashed"}, nil},
+		{Name: "mid answer", Sc: plain, Frames: cutWith(plain, `"type":"stream:chunk"`, crash, done), Errs: []string{"runtime crashed"}},
 		// A tool left open, no block:completed, no [DONE].
-		{"tool open, no done", tool, false, cutWith(tool, `"phase":"end"`, crash), []string{"runtime crashed"}, nil},
+		{Name: "tool open, no done", Sc: tool, Frames: cutWith(tool, `"phase":"end"`, crash), Errs: []string{"runtime crashed"}},
 		// A failed execution:completed; "error" when it says no more.
-		{"completed, failed", plain, false, cutWith(plain, `"type":"execution:completed"`, wrap(TypeExecutionCompleted, 0, `{"success":false,"duration":1}`), done), []string{"error"}, nil},
+		{Name: "completed, failed", Sc: plain, Frames: cutWith(plain, `"type":"execution:completed"`, wrap(TypeExecutionCompleted, 0, `{"success":false,"duration":1}`), done), Errs: []string{"error"}},
 		// The error's own shape: data must be an object.
-		{"error data not an object", plain, false, cutWith(plain, `"type":"execution:completed"`, wrap(TypeExecutionError, 0, `"crashed"`), done), []string{"error"}, []protocol.Rule{protocol.RFraming}},
+		{Name: "error data not an object", Sc: plain, Frames: cutWith(plain, `"type":"execution:completed"`, wrap(TypeExecutionError, 0, `"crashed"`), done), Errs: []string{"error"}, Want: []protocol.Rule{protocol.RFraming}},
 		// A frame after the error is R-terminal's.
-		{"chunk after error", plain, false, cutWith(plain, `"type":"execution:completed"`, crash, wrap(TypeChunk, 0, `{"blockId":"agent-1","chunk":"late"}`), done), []string{"runtime crashed"}, []protocol.Rule{protocol.RTerminal}},
+		{Name: "chunk after error", Sc: plain, Frames: cutWith(plain, `"type":"execution:completed"`, crash, wrap(TypeChunk, 0, `{"blockId":"agent-1","chunk":"late"}`), done), Errs: []string{"runtime crashed"}, Want: []protocol.Rule{protocol.RTerminal}},
 		// A scripted error keeps its checks: [DONE] must follow.
-		{"scripted, no done", failing, false, func() []string { f := relay(t, failing); return f[:len(f)-1] }(), []string{failing.Expected().ProviderError}, []protocol.Rule{protocol.RTerminal}},
+		{Name: "scripted, no done", Sc: failing, Frames: func() []string { f := relay(t, failing); return f[:len(f)-1] }(), Errs: []string{failing.Expected().ProviderError}, Want: []protocol.Rule{protocol.RTerminal}},
 		// Without ground truth nothing is scripted.
-		{"no ground truth, no done", failing, true, func() []string { f := relay(t, failing); return f[:len(f)-1] }(), []string{failing.Expected().ProviderError}, nil},
+		{Name: "no ground truth, no done", Sc: failing, NoTruth: true, Frames: func() []string { f := relay(t, failing); return f[:len(f)-1] }(), Errs: []string{failing.Expected().ProviderError}},
 		// Without ground truth a scripted error that does not come is no violation either.
-		{"no ground truth, error missing", failing, true, relay(t, plain), nil, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := dialecttest.Session(tc.sc)
-			s.NoGroundTruth = tc.noTruth
-			c := NewChecker(s)
-			errs := dialecttest.ObserveErrors(t, c, tc.frames)
-			if strings.Join(errs, "|") != strings.Join(tc.errs, "|") {
-				t.Errorf("Observation.Error %q, want %q", errs, tc.errs)
-			}
-			dialecttest.WantRules(t, c.Finish(nil), tc.want, tc.frames)
-		})
-	}
+		{Name: "no ground truth, error missing", Sc: failing, NoTruth: true, Frames: relay(t, plain)},
+	}, func(s *protocol.Session) protocol.Checker { return NewChecker(s) })
 	// A cut (any non-nil streamErr) is judged partial too.
 	c := NewChecker(dialecttest.Session(tool))
 	f := relay(t, tool)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,16 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // fixedClock makes timestamps deterministic, one millisecond apart.
 func fixedClock() func() time.Time {
@@ -42,11 +39,7 @@ func relay(t testing.TB, sc *scenarios.Script) []string {
 	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec, "exec-1", "openai-all")
 	w.Clock = fixedClock()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	fail := func(msg string) []string {
 		must(w.ExecutionError(msg, time.Second))
 		must(w.Done())
@@ -294,7 +287,7 @@ func TestWriterGolden(t *testing.T) {
 	if w.EventID() != 13 {
 		t.Errorf("EventID = %d, want 13 envelopes", w.EventID())
 	}
-	wiretest.CheckGolden(t, *update, "writer.golden", buf.Bytes())
+	golden.Check(t, "testdata/writer.golden", buf.Bytes())
 }
 
 func TestRequestAndHeaders(t *testing.T) {

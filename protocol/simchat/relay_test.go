@@ -23,11 +23,7 @@ func relay(t testing.TB, script *scenarios.Script, optedIn bool, pol Policy) []s
 	t.Helper()
 	rec := &dialecttest.Recorder{}
 	w := NewWriter(rec)
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := dialecttest.Must(t)
 	thinking := optedIn && pol.IncludeThinking
 	tools := optedIn && pol.IncludeToolCalls
 	var summaries []ToolSummary
@@ -399,16 +395,23 @@ func TestBrokenStreamsReportTheirRule(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := dialecttest.Script(t, tc.scenario, 1)
-			frames := relay(t, sc, tc.optedIn, tc.relayPol)
-			if tc.edit != nil {
-				frames = tc.edit(t, frames)
-			}
-			s := session(sc, tc.optedIn, tc.checkPol)
-			s.Aborted = tc.aborted
-			dialecttest.WantRules(t, check(t, frames, s), tc.want, frames)
+			wantEdited(t, tc.scenario, tc.optedIn, tc.relayPol, tc.checkPol, tc.aborted, tc.edit, tc.want)
 		})
 	}
+}
+
+// wantEdited judges scenario's conforming stream to a client (opted in or not, relayed under
+// relayPol), edited by edit when set, with the client's policy checkPol and the session aborted
+// or not: exactly want breaks.
+func wantEdited(t *testing.T, scenario string, optedIn bool, relayPol, checkPol Policy, aborted bool, edit func(*testing.T, []string) []string, want []protocol.Rule) {
+	sc := dialecttest.Script(t, scenario, 1)
+	frames := relay(t, sc, optedIn, relayPol)
+	if edit != nil {
+		frames = edit(t, frames)
+	}
+	s := session(sc, optedIn, checkPol)
+	s.Aborted = aborted
+	dialecttest.WantRules(t, check(t, frames, s), want, frames)
 }
 
 // A transport or decode error is judged like an abort: nothing is missing, but what arrived

@@ -79,12 +79,7 @@ func TestSeedRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sc := dialecttest.Script(t, tc.scenario, 1)
-			frames := relay(t, sc, tc.optedIn, tc.relayPol)
-			if tc.edit != nil {
-				frames = tc.edit(t, frames)
-			}
-			dialecttest.WantRules(t, check(t, frames, session(sc, tc.optedIn, tc.checkPol)), tc.want, frames)
+			wantEdited(t, tc.scenario, tc.optedIn, tc.relayPol, tc.checkPol, false, tc.edit, tc.want)
 		})
 	}
 }

@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/dialecttest"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
-	"github.com/streambench/streambench/protocol/internal/wiretest"
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 func TestWriterGolden(t *testing.T) {
 	t.Parallel()
@@ -45,7 +42,7 @@ func TestWriterGolden(t *testing.T) {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
-	wiretest.CheckGolden(t, *update, "writer.golden", buf.Bytes())
+	golden.Check(t, "testdata/writer.golden", buf.Bytes())
 
 	// Every frame the writer produces decodes as one SSE event carrying valid JSON.
 	dec := sse.NewDecoder(&buf)

@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -54,11 +52,8 @@ func TestPrefixAndTokenizerFlags(t *testing.T) {
 // where they cannot apply.
 func TestTraceFlags(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	trace := filepath.Join(dir, "t.csv")
-	os.WriteFile(trace, []byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.5,10,4\n2023-11-16 18:15:47.5,20,5\n"), 0o600)
-	bad := filepath.Join(dir, "bad.jsonl")
-	os.WriteFile(bad, []byte("{\"timestamp\":1,\"input_length\":3,\"output_length\":1}\n{\"timestamp\":\"x\"}\n"), 0o600)
+	trace := writeTemp(t, "t.csv", []byte("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.5,10,4\n2023-11-16 18:15:47.5,20,5\n"))
+	bad := writeTemp(t, "bad.jsonl", []byte("{\"timestamp\":1,\"input_length\":3,\"output_length\":1}\n{\"timestamp\":\"x\"}\n"))
 	w := resolvable(workload{Dialect: "openai-chat", Trace: trace, TraceSpeed: 4})
 	cfg, err := w.build()
 	if err != nil {

@@ -73,9 +73,7 @@ func TestWorkloadConfig(t *testing.T) {
 // workload, or when a file is bad, the error names the flag and the file.
 func TestWorkloadScenarioFiles(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "mine.yaml")
-	os.WriteFile(file, []byte("name: my-answer\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: 5}\n"), 0o600)
+	file := writeTemp(t, "mine.yaml", []byte("name: my-answer\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: 5}\n"))
 	w := resolvable(workload{ScenarioFiles: []string{file}, Dialect: "sim-chat"})
 	cfg, err := w.build()
 	if err != nil {
@@ -96,8 +94,7 @@ func TestWorkloadScenarioFiles(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("validate: %v", err)
 	}
-	bad := filepath.Join(dir, "bad.yaml")
-	os.WriteFile(bad, []byte("name: bad\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: -3}\n"), 0o600)
+	bad := writeTemp(t, "bad.yaml", []byte("name: bad\ntiming: {ttft: 10ms, itl: 1ms}\nturns:\n  - text: {tokens: -3}\n"))
 	buildErrs(t, []badWorkload{
 		// a bad file: the flag, the file and its line
 		{workload{ScenarioFiles: []string{bad}}, "--scenario: " + bad + ":4"},
@@ -195,13 +192,10 @@ func TestOnePrompt(t *testing.T) {
 // refused naming the flag.
 func TestTLSFlags(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	notPEM := filepath.Join(dir, "not.pem")
-	os.WriteFile(notPEM, []byte("not a certificate"), 0o600)
+	notPEM := writeTemp(t, "not.pem", []byte("not a certificate"))
 	ts := httptest.NewTLSServer(http.NotFoundHandler())
 	t.Cleanup(ts.Close)
-	ca := filepath.Join(dir, "ca.pem")
-	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600)
+	ca := writeTemp(t, "ca.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}))
 	ok := resolvable(workload{CACert: ca})
 	cfg, err := ok.build()
 	if err != nil {
@@ -228,6 +222,15 @@ func TestTLSFlags(t *testing.T) {
 }
 
 // resolvable is w with the flags' defaults that are not zero (--time-scale, --snapshot-every).
+// writeTemp writes data to a file name in a new temporary directory and returns its path.
+func writeTemp(t *testing.T, name string, data []byte) string {
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func resolvable(w workload) workload {
 	w.cfg.ScriptTimeScale, w.cfg.SnapshotInterval = 1, 1
 	return w

@@ -355,3 +355,42 @@ func RuleSet(t testing.TB, rules []protocol.RuleSpec) *protocol.RuleSet {
 	}
 	return set
 }
+
+// Must is a relay's check of each write: it fails t on an error.
+func Must(t testing.TB) func(error) {
+	return func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// ErrorCase is one row of a dialect's table of in-band errors: a stream for Sc's session (ground
+// truth off when NoTruth) cut by Cut (nil: not cut), the Observation.Errors it reports and the
+// rules it breaks.
+type ErrorCase struct {
+	Name    string
+	Sc      *scenarios.Script
+	NoTruth bool
+	Frames  []string
+	Cut     error
+	Errs    []string
+	Want    []protocol.Rule
+}
+
+// ErrorCases judges each row with the checker newChecker makes for its session: the row's
+// errors (ObserveErrors), and exactly its rules from Finish(Cut).
+func ErrorCases(t *testing.T, cases []ErrorCase, newChecker func(s *protocol.Session) protocol.Checker) {
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			t.Parallel()
+			s := Session(tc.Sc)
+			s.NoGroundTruth = tc.NoTruth
+			c := newChecker(s)
+			if errs := ObserveErrors(t, c, tc.Frames); !slices.Equal(errs, tc.Errs) {
+				t.Errorf("Observation.Error %q, want %q", errs, tc.Errs)
+			}
+			WantRules(t, c.Finish(tc.Cut), tc.Want, tc.Frames)
+		})
+	}
+}

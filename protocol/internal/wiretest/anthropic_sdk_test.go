@@ -16,6 +16,35 @@ import (
 	"github.com/streambench/streambench/protocol/anthropic"
 )
 
+// sdkTarget answers each request whose body stream takes with the frames it returns, as an
+// event stream, and one it refuses with writeError's 400.
+func sdkTarget(t *testing.T, stream func(body []byte) ([]byte, error), writeError func(http.ResponseWriter, int, string, string)) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		frames, err := stream(body)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(frames)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// anthropicTarget streams turn to each request anthropic.ParseRequest takes.
+func anthropicTarget(t *testing.T, turn *scenarios.ScriptTurn) *httptest.Server {
+	return sdkTarget(t, func(body []byte) ([]byte, error) {
+		_, err := anthropic.ParseRequest(body)
+		return anthropicTurn(t, turn, anthropicMeta), err
+	}, anthropic.WriteError)
+}
+
 // TestOfficialSDKReadsFrames checks the events against the official Go SDK's stream decoder
 // and Message.Accumulate, the strictest reader at hand. (The full per-scenario SDK suite runs
 // against the mock provider in mockprovider/.)
@@ -28,20 +57,7 @@ func TestAnthropicOfficialSDKReadsFrames(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			turn := turn.(*scenarios.ScriptTurn)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, err := io.ReadAll(r.Body)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if _, err := anthropic.ParseRequest(body); err != nil {
-					anthropic.WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-					return
-				}
-				w.Header().Set("Content-Type", "text/event-stream")
-				_, _ = w.Write(anthropicTurn(t, turn, anthropicMeta))
-			}))
-			defer srv.Close()
+			srv := anthropicTarget(t, turn)
 			client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
 			stream := client.Messages.NewStreaming(context.Background(), sdk.MessageNewParams{
 				Model:     "sim-model",
@@ -87,11 +103,7 @@ func TestAnthropicOfficialSDKSeesMidStreamError(t *testing.T) {
 	t.Parallel()
 	turn := SmallTurn("toolu_")
 	turn.ErrorAfterStep, turn.ErrorMessage = 3, "Overloaded"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(anthropicTurn(t, turn, anthropicMeta))
-	}))
-	defer srv.Close()
+	srv := anthropicTarget(t, turn)
 	client := sdk.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test"), option.WithMaxRetries(0))
 	stream := client.Messages.NewStreaming(context.Background(), sdk.MessageNewParams{
 		Model: "sim-model", MaxTokens: 1024, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))},

@@ -4,76 +4,99 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/internal/golden"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*/*.golden from the current output")
-
 func TestAnthropicStreamGolden(t *testing.T) {
 	t.Parallel()
-	errTurn := SmallTurn("toolu_")
-	errTurn.ErrorAfterStep = 2
-	errTurn.ErrorMessage = "Overloaded"
-	tests := []struct {
-		name string
-		turn *scenarios.ScriptTurn
-	}{
+	goldenStreams(t, "anthropic", map[string][]byte{
 		// Thinking, text and two tool calls.
-		{"turn.golden", SmallTurn("toolu_")},
+		"turn.golden": anthropicTurn(t, SmallTurn("toolu_"), anthropicMeta),
 		// An error event after the first text piece ends the stream.
-		{"error_midstream.golden", errTurn},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := anthropicTurn(t, tt.turn, anthropicMeta)
-			CheckGolden(t, *update, "anthropic/"+tt.name, got)
-			// Every data line is one valid JSON object whose type is the event name.
-			lines := strings.Split(string(got), "\n")
-			for i, line := range lines {
-				data, ok := strings.CutPrefix(line, "data: ")
-				if !ok {
-					continue
-				}
-				var v struct{ Type string }
-				if err := json.Unmarshal([]byte(data), &v); err != nil {
-					t.Errorf("invalid JSON frame: %s", data)
-				}
-				if i == 0 || lines[i-1] != "event: "+v.Type {
-					t.Errorf("data of type %q not preceded by its event line", v.Type)
-				}
+		"error_midstream.golden": anthropicTurn(t, errorTurn("toolu_", "Overloaded"), anthropicMeta),
+	}, func(t *testing.T, lines []string) {
+		// Every data line is one valid JSON object whose type is the event name.
+		for i, line := range lines {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok {
+				continue
 			}
+			var v struct{ Type string }
+			if err := json.Unmarshal([]byte(data), &v); err != nil {
+				t.Errorf("invalid JSON frame: %s", data)
+			}
+			if i == 0 || lines[i-1] != "event: "+v.Type {
+				t.Errorf("data of type %q not preceded by its event line", v.Type)
+			}
+		}
+	})
+}
+
+// errorTurn is SmallTurn(toolIDPrefix) failing with message after its first text piece.
+func errorTurn(toolIDPrefix, message string) *scenarios.ScriptTurn {
+	turn := SmallTurn(toolIDPrefix)
+	turn.ErrorAfterStep = 2
+	turn.ErrorMessage = message
+	return turn
+}
+
+// goldenStreams compares each named stream with its golden file in testdata/dir, then checks
+// its lines with check.
+func goldenStreams(t *testing.T, dir string, streams map[string][]byte, check func(t *testing.T, lines []string)) {
+	for name, got := range streams {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			golden.Check(t, "testdata/"+dir+"/"+name, got)
+			check(t, strings.Split(string(got), "\n"))
 		})
 	}
 }
 
-func TestAnthropicStreamWriterPing(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	w := anthropic.NewStreamWriter(&buf, anthropicMeta, true)
-	if err := w.Ping(); err != nil {
+// goldenResponse is the response write writes, compared with the golden file at path and
+// decoded into resp.
+func goldenResponse(t *testing.T, path string, resp any, write func(w io.Writer) error) []byte {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
 		t.Fatal(err)
 	}
-	if buf.String() != "event: ping\ndata: {\"type\":\"ping\"}\n\n" {
-		t.Errorf("ping = %q", buf.String())
+	golden.Check(t, path, b.Bytes())
+	if err := json.Unmarshal(b.Bytes(), resp); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestStreamWriterPing: each wire's keep-alive is the one its clients skip.
+func TestStreamWriterPing(t *testing.T) {
+	t.Parallel()
+	var a, o bytes.Buffer
+	for _, tc := range []struct {
+		buf  *bytes.Buffer
+		err  error
+		want string
+	}{
+		{&a, anthropic.NewStreamWriter(&a, anthropicMeta, true).Ping(), "event: ping\ndata: {\"type\":\"ping\"}\n\n"},
+		{&o, openai.NewStreamWriter(&o, openaiMeta, false).Ping(), ": ping\n\n"},
+	} {
+		if tc.err != nil {
+			t.Fatal(tc.err)
+		}
+		if tc.buf.String() != tc.want {
+			t.Errorf("ping = %q, want %q", tc.buf.String(), tc.want)
+		}
 	}
 }
 
 func TestAnthropicWriteResponse(t *testing.T) {
 	t.Parallel()
-	var b strings.Builder
-	if err := anthropic.WriteResponse(&b, SmallTurn("toolu_"), anthropicMeta); err != nil {
-		t.Fatal(err)
-	}
-	CheckGolden(t, *update, "anthropic/response_tools.golden", []byte(b.String()))
 	var resp struct {
 		Content []struct {
 			Type, Text, Thinking, Signature, ID, Name string
@@ -85,14 +108,14 @@ func TestAnthropicWriteResponse(t *testing.T) {
 			OutputTokens int `json:"output_tokens"`
 		}
 	}
-	if err := json.Unmarshal([]byte(b.String()), &resp); err != nil {
-		t.Fatal(err)
-	}
+	b := goldenResponse(t, "testdata/anthropic/response_tools.golden", &resp, func(w io.Writer) error {
+		return anthropic.WriteResponse(w, SmallTurn("toolu_"), anthropicMeta)
+	})
 	c := resp.Content
 	if len(c) != 4 || c[0].Thinking != "Let me think \"hard\"." || c[0].Signature == "" || c[1].Text != "Checking two sources…\n" ||
 		c[3].Type != "tool_use" || string(c[3].Input) != `{"url":"https://x.test/?a=1&b=<2>"}` || resp.StopReason != "tool_use" ||
 		resp.Usage.InputTokens != 42 || resp.Usage.OutputTokens != 17 {
-		t.Errorf("response = %s", b.String())
+		t.Errorf("response = %s", b)
 	}
 	bad := SmallTurn("toolu_")
 	bad.ToolCalls[1].Arguments = `[1]`
@@ -103,47 +126,22 @@ func TestAnthropicWriteResponse(t *testing.T) {
 
 func TestOpenAIStreamGolden(t *testing.T) {
 	t.Parallel()
-	errTurn := SmallTurn("call_")
-	errTurn.ErrorAfterStep = 2
-	errTurn.ErrorMessage = "The server had an error while processing your request."
-	tests := []struct {
-		name         string
-		turn         *scenarios.ScriptTurn
-		includeUsage bool
-	}{
+	goldenStreams(t, "openai", map[string][]byte{
 		// Thinking, text and two tool calls, with the usage chunk.
-		{"turn_usage.golden", SmallTurn("call_"), true},
+		"turn_usage.golden": openaiTurn(t, SmallTurn("call_"), openaiMeta, true),
 		// The same turn without stream_options.include_usage: no usage chunk, no usage:null.
-		{"turn_nousage.golden", SmallTurn("call_"), false},
+		"turn_nousage.golden": openaiTurn(t, SmallTurn("call_"), openaiMeta, false),
 		// An error frame after the first text piece ends the stream.
-		{"error_midstream.golden", errTurn, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := openaiTurn(t, tt.turn, openaiMeta, tt.includeUsage)
-			CheckGolden(t, *update, "openai/"+tt.name, got)
-			// Every data line but [DONE] must be one valid JSON object.
-			for _, line := range strings.Split(string(got), "\n") {
-				data, ok := strings.CutPrefix(line, "data: ")
-				if ok && data != "[DONE]" && !json.Valid([]byte(data)) {
-					t.Errorf("invalid JSON frame: %s", data)
-				}
+		"error_midstream.golden": openaiTurn(t, errorTurn("call_", "The server had an error while processing your request."), openaiMeta, true),
+	}, func(t *testing.T, lines []string) {
+		// Every data line but [DONE] must be one valid JSON object.
+		for _, line := range lines {
+			data, ok := strings.CutPrefix(line, "data: ")
+			if ok && data != "[DONE]" && !json.Valid([]byte(data)) {
+				t.Errorf("invalid JSON frame: %s", data)
 			}
-		})
-	}
-}
-
-func TestOpenAIStreamWriterPing(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	w := openai.NewStreamWriter(&buf, openaiMeta, false)
-	if err := w.Ping(); err != nil {
-		t.Fatal(err)
-	}
-	if buf.String() != ": ping\n\n" {
-		t.Errorf("ping = %q", buf.String())
-	}
+		}
+	})
 }
 
 // TestNewRequestMaxTokensFields: MaxTokens goes in the field MaxTokensField names, min_tokens
@@ -180,11 +178,6 @@ func TestOpenAINewRequestMaxTokensFields(t *testing.T) {
 
 func TestOpenAIWriteResponse(t *testing.T) {
 	t.Parallel()
-	var b strings.Builder
-	if err := openai.WriteResponse(&b, SmallTurn("call_"), openaiMeta); err != nil {
-		t.Fatal(err)
-	}
-	CheckGolden(t, *update, "openai/response_tools.golden", []byte(b.String()))
 	var resp struct {
 		Choices []struct {
 			Message struct {
@@ -201,13 +194,13 @@ func TestOpenAIWriteResponse(t *testing.T) {
 			PromptTokens, CompletionTokens, TotalTokens int
 		}
 	}
-	if err := json.Unmarshal([]byte(b.String()), &resp); err != nil {
-		t.Fatal(err)
-	}
+	b := goldenResponse(t, "testdata/openai/response_tools.golden", &resp, func(w io.Writer) error {
+		return openai.WriteResponse(w, SmallTurn("call_"), openaiMeta)
+	})
 	m := resp.Choices[0].Message
 	if m.Content == nil || *m.Content != "Checking two sources…\n" || m.ReasoningContent != "Let me think \"hard\"." ||
 		len(m.ToolCalls) != 2 || m.ToolCalls[1].Function.Arguments != `{"url":"https://x.test/?a=1&b=<2>"}` ||
 		resp.Choices[0].FinishReason != "tool_calls" {
-		t.Errorf("response = %s", b.String())
+		t.Errorf("response = %s", b)
 	}
 }

@@ -2,8 +2,6 @@ package wiretest
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -13,7 +11,19 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/streambench/streambench/protocol/openai"
+	"github.com/streambench/streambench/scenarios"
 )
+
+// openaiTarget streams turn to each request openai.ParseRequest takes, with usage when asked.
+func openaiTarget(t *testing.T, turn *scenarios.ScriptTurn) *httptest.Server {
+	return sdkTarget(t, func(body []byte) ([]byte, error) {
+		req, err := openai.ParseRequest(body)
+		if err != nil {
+			return nil, err
+		}
+		return openaiTurn(t, turn, openaiMeta, req.IncludeUsage), nil
+	}, openai.WriteError)
+}
 
 // TestOfficialSDKReadsFrames checks the frames against the official Go SDK's stream decoder
 // and chat completion accumulator, the strictest reader at hand. (The full per-scenario SDK
@@ -21,21 +31,7 @@ import (
 func TestOpenAIOfficialSDKReadsFrames(t *testing.T) {
 	t.Parallel()
 	turn := SmallTurn("call_")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		req, err := openai.ParseRequest(body)
-		if err != nil {
-			openai.WriteError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(openaiTurn(t, turn, openaiMeta, req.IncludeUsage))
-	}))
-	defer srv.Close()
+	srv := openaiTarget(t, turn)
 	client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0))
 	stream := client.Chat.Completions.NewStreaming(context.Background(), sdk.ChatCompletionNewParams{
 		Model:         "sim-model",
@@ -87,14 +83,11 @@ func TestOpenAIOfficialSDKSeesMidStreamError(t *testing.T) {
 	t.Parallel()
 	turn := SmallTurn("call_")
 	turn.ErrorAfterStep, turn.ErrorMessage = 3, "The server had an error"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(openaiTurn(t, turn, openaiMeta, true))
-	}))
-	defer srv.Close()
+	srv := openaiTarget(t, turn)
 	client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("test"), option.WithMaxRetries(0))
 	stream := client.Chat.Completions.NewStreaming(context.Background(), sdk.ChatCompletionNewParams{
 		Model: "sim-model", Messages: []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("hi")},
+		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)},
 	})
 	var content string
 	for stream.Next() {

@@ -295,22 +295,29 @@ var anthropicOracle = messagesOracle{
 	},
 }
 
+// toolTurn is a user's message, an assistant's two tool calls (ids idPrefix+"1" and "2", the
+// second's arguments args2) and their results, the second failed.
+func toolTurn(idPrefix, args2 string) []protocol.Message {
+	return []protocol.Message{
+		{Role: "user", Text: "hi [[streambench scenario=x seed=1]]"},
+		{Role: "assistant", Text: "Let me look.", ToolCalls: []protocol.ToolCall{
+			{ID: idPrefix + "1", Name: "search_call", Arguments: `{"q":"a"}`},
+			{ID: idPrefix + "2", Name: "fetch_url", Arguments: args2},
+		}},
+		{Role: "tool", ToolCallID: idPrefix + "1", Text: "found"},
+		{Role: "tool", ToolCallID: idPrefix + "2", Text: "failed", IsError: true},
+	}
+}
+
 func TestAnthropicNewRequest(t *testing.T) {
 	t.Parallel()
 	req := &protocol.ModelRequest{
 		Model: "sim-model",
-		Messages: []protocol.Message{
-			{Role: "user", Text: "hi [[streambench scenario=x seed=1]]"},
-			{Role: "assistant", Text: "Let me look.", ToolCalls: []protocol.ToolCall{
-				{ID: "toolu_1", Name: "search_call", Arguments: `{"q":"a"}`},
-				{ID: "toolu_2", Name: "fetch_url", Arguments: ``},
-			}},
-			{Role: "tool", ToolCallID: "toolu_1", Text: "found"},
-			{Role: "tool", ToolCallID: "toolu_2", Text: "failed", IsError: true},
-			{Role: "user", Text: "and then?"},
-			{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "toolu_3", Name: "search_call", Arguments: `{}`}}},
-			{Role: "tool", ToolCallID: "toolu_3", Text: "ok"},
-		},
+		Messages: append(toolTurn("toolu_", ""),
+			protocol.Message{Role: "user", Text: "and then?"},
+			protocol.Message{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "toolu_3", Name: "search_call", Arguments: `{}`}}},
+			protocol.Message{Role: "tool", ToolCallID: "toolu_3", Text: "ok"},
+		),
 		Tools:    []string{"search_call"},
 		Thinking: true,
 		Header:   http.Header{"X-Streambench-Scenario": {"x"}, "X-Api-Key": {"real-key"}},
@@ -445,16 +452,8 @@ var openaiOracle = messagesOracle{
 func TestOpenAINewRequest(t *testing.T) {
 	t.Parallel()
 	req := &protocol.ModelRequest{
-		Model: "sim-model",
-		Messages: []protocol.Message{
-			{Role: "user", Text: "hi [[streambench scenario=x seed=1]]"},
-			{Role: "assistant", Text: "Let me look.", ToolCalls: []protocol.ToolCall{
-				{ID: "call_1", Name: "search_call", Arguments: `{"q":"a"}`},
-				{ID: "call_2", Name: "fetch_url", Arguments: `{"u":"b"}`},
-			}},
-			{Role: "tool", ToolCallID: "call_1", Text: "found"},
-			{Role: "tool", ToolCallID: "call_2", Text: "failed", IsError: true},
-		},
+		Model:    "sim-model",
+		Messages: toolTurn("call_", `{"u":"b"}`),
 		Tools:    []string{"search_call", "fetch_url"},
 		Thinking: true,
 		Header:   http.Header{"X-Streambench-Session": {"s1"}},
@@ -562,8 +561,15 @@ type requestError struct {
 	WantErr string
 }
 
-// requestErrors builds every case's request with w: the error contains WantErr.
+// requestErrors builds every case's request with w, and the two every wire refuses alike: the
+// error contains WantErr.
 func requestErrors(t *testing.T, w protocol.ProviderWire, cases []requestError) {
+	cases = append([]requestError{
+		// A tool result must name its call.
+		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
+		// Roles are limited to the three the runtime uses.
+		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
+	}, cases...)
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
 			t.Parallel()
@@ -583,8 +589,26 @@ type errorAnswer struct {
 	JSON    bool
 }
 
-// errorAnswers serves every case's answer and reads it with w.ParseError.
-func errorAnswers(t *testing.T, w protocol.ProviderWire, cases []errorAnswer) {
+// errorAnswers serves every case's answer, and the two every wire reads alike (its own error
+// shape, written by writeError; a huge body), and reads each with w.ParseError.
+func errorAnswers(t *testing.T, w protocol.ProviderWire, writeError func(http.ResponseWriter, int, string, string), cases []errorAnswer) {
+	cases = append(cases, errorAnswer{
+		// The mock's own error shape round-trips.
+		Name: "rate limit",
+		Handler: func(w http.ResponseWriter, _ *http.Request) {
+			writeError(w, 429, "rate_limit_error", "Rate limit reached")
+		},
+		JSON: true,
+		Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Rate limit reached"},
+	}, errorAnswer{
+		// A huge body is read only up to 64 KiB.
+		Name: "huge body",
+		Handler: func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
+		},
+		Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
+	})
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
 			t.Parallel()
@@ -608,10 +632,6 @@ func errorAnswers(t *testing.T, w protocol.ProviderWire, cases []errorAnswer) {
 func TestAnthropicNewRequestErrors(t *testing.T) {
 	t.Parallel()
 	requestErrors(t, anthropic.Wire{}, []requestError{
-		// A tool result must name its call.
-		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
-		// Roles are limited to the three the runtime uses.
-		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
 		// Tool arguments must be JSON to become a tool_use input.
 		{Name: "bad arguments", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "assistant", ToolCalls: []protocol.ToolCall{{ID: "t", Name: "f", Arguments: `{"a":`}}}}}, WantErr: "messages[0].tool_calls[0] (f): arguments are not valid JSON"},
 	})
@@ -619,16 +639,7 @@ func TestAnthropicNewRequestErrors(t *testing.T) {
 
 func TestAnthropicWriteErrorParseError(t *testing.T) {
 	t.Parallel()
-	errorAnswers(t, anthropic.Wire{}, []errorAnswer{
-		{
-			// The mock's own error shape round-trips.
-			Name: "rate limit",
-			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				anthropic.WriteError(w, 429, "rate_limit_error", "Number of requests has exceeded your rate limit")
-			},
-			JSON: true,
-			Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Number of requests has exceeded your rate limit"},
-		},
+	errorAnswers(t, anthropic.Wire{}, anthropic.WriteError, []errorAnswer{
 		{
 			// A body that is not the API's JSON is kept as the message.
 			Name:    "plain text",
@@ -641,25 +652,12 @@ func TestAnthropicWriteErrorParseError(t *testing.T) {
 			Handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(529) },
 			Want:    protocol.ProviderError{Status: 529, Type: "overloaded_error", Message: ""},
 		},
-		{
-			// A huge body is read only up to 64 KiB.
-			Name: "huge body",
-			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
-			},
-			Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
-		},
 	})
 }
 
 func TestOpenAINewRequestErrors(t *testing.T) {
 	t.Parallel()
 	requestErrors(t, openai.Wire{}, []requestError{
-		// A tool result must name its call.
-		{Name: "tool without id", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "tool", Text: "x"}}}, WantErr: "messages[0]: tool result without a tool call id"},
-		// Roles are limited to the three the runtime uses.
-		{Name: "bad role", Req: protocol.ModelRequest{Messages: []protocol.Message{{Role: "user"}, {Role: "developer"}}}, WantErr: `messages[1]: unknown role "developer"`},
 		// The max tokens field is one of three names.
 		{Name: "bad field", Req: protocol.ModelRequest{MaxTokens: 3, MaxTokensField: "max_new_tokens"}, WantErr: `max tokens field "max_new_tokens"`},
 	})
@@ -667,16 +665,7 @@ func TestOpenAINewRequestErrors(t *testing.T) {
 
 func TestOpenAIWriteErrorParseError(t *testing.T) {
 	t.Parallel()
-	errorAnswers(t, openai.Wire{}, []errorAnswer{
-		{
-			// The mock's own error shape round-trips.
-			Name: "rate limit",
-			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				openai.WriteError(w, 429, "rate_limit_error", "Rate limit reached")
-			},
-			JSON: true,
-			Want: protocol.ProviderError{Status: 429, Type: "rate_limit_error", Message: "Rate limit reached"},
-		},
+	errorAnswers(t, openai.Wire{}, openai.WriteError, []errorAnswer{
 		{
 			// A body that is not the API's JSON is kept as the message.
 			Name: "plain text",
@@ -690,15 +679,6 @@ func TestOpenAIWriteErrorParseError(t *testing.T) {
 			Name:    "empty",
 			Handler: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) },
 			Want:    protocol.ProviderError{Status: 503, Type: "server_error", Message: "Service Unavailable"},
-		},
-		{
-			// A huge body is read only up to 64 KiB.
-			Name: "huge body",
-			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				w.WriteHeader(http.StatusBadRequest)
-				_, _ = w.Write([]byte(strings.Repeat("x", 200<<10)))
-			},
-			Want: protocol.ProviderError{Status: 400, Type: "invalid_request_error", Message: strings.Repeat("x", 64<<10)},
 		},
 	})
 }

@@ -25,10 +25,27 @@ type roundTrip struct {
 	WantStop protocol.StopReason
 }
 
-// roundTrips writes every case's turn with frames and decodes it whole and one byte at a time
-// with w: the turn's text, thinking and calls come back, the stop and usage (input tokens
+// roundTrips writes every case's turn, and the turns every wire plays (SmallTurn's, tool call
+// ids starting with toolIDPrefix), with frames and decodes it whole and one byte at a time with
+// w: the turn's text, thinking and calls come back, the stop and usage (input tokens
 // inputTokens) with one turn end.
-func roundTrips(t *testing.T, w protocol.ProviderWire, frames func(testing.TB, *scenarios.ScriptTurn) []byte, inputTokens int, cases []roundTrip) {
+func roundTrips(t *testing.T, w protocol.ProviderWire, toolIDPrefix string, frames func(testing.TB, *scenarios.ScriptTurn) []byte, inputTokens int, more []roundTrip) {
+	noTools := SmallTurn(toolIDPrefix)
+	noTools.Steps = noTools.Steps[:4]
+	noTools.ToolCalls = nil
+	interleaved := SmallTurn(toolIDPrefix)
+	s := interleaved.Steps
+	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
+	cases := append([]roundTrip{
+		// Thinking, text and two sequential tool calls end in the wire's tool-use stop.
+		{Name: "tools", Turn: SmallTurn(toolIDPrefix), WantStop: protocol.StopToolUse},
+		// A plain answer ends in the end-of-turn stop.
+		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
+		// Pieces of two parallel calls interleave: both calls stay open.
+		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
+		// A turn with no steps still ends cleanly.
+		{Name: "empty", Turn: &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1}, WantStop: protocol.StopEndTurn},
+	}, more...)
 	for _, tt := range cases {
 		for _, reads := range []string{"whole", "one byte"} {
 			t.Run(tt.Name+"/"+reads, func(t *testing.T) {
@@ -140,26 +157,11 @@ func openaiTurn(t testing.TB, turn *scenarios.ScriptTurn, meta openai.StreamMeta
 
 func TestAnthropicStreamRoundTrip(t *testing.T) {
 	t.Parallel()
-	noTools := SmallTurn("toolu_")
-	noTools.Steps = noTools.Steps[:4]
-	noTools.ToolCalls = nil
-	interleaved := SmallTurn("toolu_")
-	s := interleaved.Steps
-	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
 	alternating := SmallTurn("toolu_")
 	alternating.Steps = append([]scenarios.Step{alternating.Steps[2], alternating.Steps[0]}, alternating.Steps[1:]...)
-	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1}
-	roundTrips(t, anthropic.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return anthropicTurn(t, turn, anthropicMeta) }, anthropicMeta.InputTokens, []roundTrip{
-		// Thinking, text and two sequential tool calls end in tool_use.
-		{Name: "tools", Turn: SmallTurn("toolu_"), WantStop: protocol.StopToolUse},
-		// A plain answer ends in end_turn.
-		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
-		// Pieces of two parallel calls interleave: both tool_use blocks stay open.
-		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
+	roundTrips(t, anthropic.Wire{}, "toolu_", func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return anthropicTurn(t, turn, anthropicMeta) }, anthropicMeta.InputTokens, []roundTrip{
 		// Text, then thinking, then text again opens a new block each time.
 		{Name: "alternating kinds", Turn: alternating, WantStop: protocol.StopToolUse},
-		// A turn with no steps still ends cleanly.
-		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
 	})
 }
 
@@ -224,23 +226,7 @@ func FuzzAnthropicNewStream(f *testing.F) {
 
 func TestOpenAIStreamRoundTrip(t *testing.T) {
 	t.Parallel()
-	noTools := SmallTurn("call_")
-	noTools.Steps = noTools.Steps[:4]
-	noTools.ToolCalls = nil
-	interleaved := SmallTurn("call_")
-	s := interleaved.Steps
-	s[5], s[6] = s[6], s[5] // tool 0 piece, tool 1 piece, tool 0 piece, tool 1 piece
-	empty := &scenarios.ScriptTurn{ErrorAfterStep: -1, StallAfterStep: -1, OutputTokens: 0}
-	roundTrips(t, openai.Wire{}, func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return openaiTurn(t, turn, openaiMeta, true) }, openaiMeta.InputTokens, []roundTrip{
-		// Thinking, text and two sequential tool calls end in tool_calls.
-		{Name: "tools", Turn: SmallTurn("call_"), WantStop: protocol.StopToolUse},
-		// A plain answer ends in stop.
-		{Name: "answer", Turn: noTools, WantStop: protocol.StopEndTurn},
-		// Pieces of two parallel calls interleave.
-		{Name: "interleaved tools", Turn: interleaved, WantStop: protocol.StopToolUse},
-		// A turn with no steps still ends cleanly.
-		{Name: "empty", Turn: empty, WantStop: protocol.StopEndTurn},
-	})
+	roundTrips(t, openai.Wire{}, "call_", func(t testing.TB, turn *scenarios.ScriptTurn) []byte { return openaiTurn(t, turn, openaiMeta, true) }, openaiMeta.InputTokens, nil)
 }
 
 func TestOpenAIStreamMidStreamError(t *testing.T) {

@@ -5,9 +5,6 @@
 package wiretest
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/streambench/streambench/scenarios"
@@ -66,22 +63,4 @@ func WriteTurn(t testing.TB, w TurnWriter, turn *scenarios.ScriptTurn) {
 		return
 	}
 	must(w.Finish(turn))
-}
-
-// CheckGolden compares got with testdata/name, rewriting it first when update (-update) is set.
-func CheckGolden(t testing.TB, update bool, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("frames differ from %s (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
 }
