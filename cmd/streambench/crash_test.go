@@ -117,14 +117,6 @@ func snapshotWith(t *testing.T, m *liveMain, dir string, ok func(*measure.Summar
 	return s
 }
 
-func completed(c measure.Counters) int64 {
-	var n int64
-	for _, k := range c.Outcomes {
-		n += k
-	}
-	return n
-}
-
 // streamsSeen is how many client streams the runtime at url opened (its
 // streambench_runtime_client_streams_total, over every dialect).
 func streamsSeen(t *testing.T, url string) int64 {
@@ -172,7 +164,7 @@ func TestLoadKilledLeavesRenderableRun(t *testing.T) {
 	m := startMain(t, "load", "--target", st.RuntimeURL, "--mock", st.MockURL, "--clients", "10", "--duration", "5m",
 		"--time-scale", "0.2", "--snapshot-every", every.String(), "--out", out, "--run-id", "killed", "--quiet")
 	dir := filepath.Join(out, "killed")
-	snapshotWith(t, m, dir, func(s *measure.Summary) bool { return completed(s.Counters) >= 10 })
+	snapshotWith(t, m, dir, func(s *measure.Summary) bool { return s.Counters.Ended() >= 10 })
 	killedAt := m.kill(t)
 	seen := streamsSeen(t, st.RuntimeURL)
 
@@ -192,7 +184,7 @@ func TestLoadKilledLeavesRenderableRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := run.Summary
-	done := completed(s.Counters)
+	done := s.Counters.Ended()
 	if !s.Incomplete || s.Verdict.Pass || done == 0 || done > s.Counters.SessionsStarted || done > seen {
 		t.Errorf("snapshot: incomplete %v, pass %v, %d sessions done of %d started, runtime saw %d: want incomplete and failing, 0 < done <= started and <= seen",
 			s.Incomplete, s.Verdict.Pass, done, s.Counters.SessionsStarted, seen)
@@ -276,7 +268,7 @@ func TestCtrlC(t *testing.T) {
 				"--grace", "5m", "--snapshot-every", "200ms", "--out", out, "--run-id", "ctrl-c", "--quiet")
 			dir := filepath.Join(out, "ctrl-c")
 			snapshotWith(t, m, dir, func(s *measure.Summary) bool {
-				return s.Counters.SessionsStarted >= 8 && (tc.wantCut || completed(s.Counters) > 0)
+				return s.Counters.SessionsStarted >= 8 && (tc.wantCut || s.Counters.Ended() > 0)
 			})
 			for i := range tc.signals {
 				if err := m.cmd.Process.Signal(os.Interrupt); err != nil {
@@ -300,7 +292,7 @@ func TestCtrlC(t *testing.T) {
 			}
 			s := run.Summary
 			c := s.Counters
-			if !s.Interrupted || s.Incomplete || c.SessionsStarted == 0 || completed(c) != c.SessionsStarted || (c.Outcome(measure.OutcomeCut) > 0) != tc.wantCut {
+			if !s.Interrupted || s.Incomplete || c.SessionsStarted == 0 || c.Ended() != c.SessionsStarted || (c.Outcome(measure.OutcomeCut) > 0) != tc.wantCut {
 				t.Errorf("results: interrupted %v, incomplete %v, counters %+v: want interrupted, complete, every session ended, cut sessions %v",
 					s.Interrupted, s.Incomplete, c, tc.wantCut)
 			}
