@@ -377,19 +377,14 @@ func (s *Scanner) number() (isInt bool) {
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
 		i = digits(d, i)
 	default:
-		s.pos = i
-		s.fail("invalid number")
-		return false
+		return s.badNumber(i, "invalid number")
 	}
 	isInt = true
 	if i < len(d) && d[i] == '.' {
 		isInt = false
-		i++
-		j := digits(d, i)
-		if j == i {
-			s.pos = i
-			s.fail("invalid number: no digit after the decimal point")
-			return false
+		j := digits(d, i+1)
+		if j == i+1 {
+			return s.badNumber(j, "invalid number: no digit after the decimal point")
 		}
 		i = j
 	}
@@ -401,14 +396,19 @@ func (s *Scanner) number() (isInt bool) {
 		}
 		j := digits(d, i)
 		if j == i {
-			s.pos = i
-			s.fail("invalid number: no digit in the exponent")
-			return false
+			return s.badNumber(i, "invalid number: no digit in the exponent")
 		}
 		i = j
 	}
 	s.pos = i
 	return isInt
+}
+
+// badNumber fails at byte i with msg, a number's fault, and returns false.
+func (s *Scanner) badNumber(i int, msg string) bool {
+	s.pos = i
+	s.fail("%s", msg)
+	return false
 }
 
 // digits returns the index after the run of ASCII digits at d[i:].
@@ -576,27 +576,23 @@ func (s *Scanner) StrsIn(field string, keys, wheres []string, dsts ...*[]byte) b
 
 // StrIn reads the object at field (false at null or a type error) and its member key into *value.
 func (s *Scanner) StrIn(field, key, where string, value *[]byte) (isObject bool) {
-	if !s.Object(field) {
-		return false
-	}
-	for k := range s.Members() {
-		if string(k) == key {
-			*value = s.Str(where)
-		} else {
-			s.Skip()
-		}
-	}
-	return true
+	return s.memberIn(field, key, func() { *value = s.Str(where) })
 }
 
 // IntegerIn reads the object at field (false at null or a type error), its key into *n.
 func (s *Scanner) IntegerIn(field, key, where string, n *int, present *bool) (isObject bool) {
+	return s.memberIn(field, key, func() { *n, *present = s.Integer(where) })
+}
+
+// memberIn reads the object at field (false at null or a type error): its member key by read,
+// the others skipped.
+func (s *Scanner) memberIn(field, key string, read func()) bool {
 	if !s.Object(field) {
 		return false
 	}
 	for k := range s.Members() {
 		if string(k) == key {
-			*n, *present = s.Integer(where)
+			read()
 		} else {
 			s.Skip()
 		}
