@@ -80,16 +80,6 @@ func Merge(shards []ShardRun, leaks *MergeLeaks) (*Run, error) {
 			hosts = append(hosts, h)
 		}
 		info := sum.Shard
-		if rp := sum.Replays; rp != nil {
-			if s.Replays == nil {
-				s.Replays = &ReplayInfo{}
-			}
-			m := s.Replays
-			m.Budget, m.Took = max(m.Budget, rp.Budget), max(m.Took, rp.Took)
-			m.Replayed += rp.Replayed
-			m.SkippedForBudget += rp.SkippedForBudget
-			m.SkippedForBytes += rp.SkippedForBytes
-		}
 		judging.FirstErrors = append(judging.FirstErrors, sum.Judging.FirstErrors...)
 		for _, p := range sum.Judging.PostRun {
 			judging.PostRun = append(judging.PostRun, fmt.Sprintf("shard %d: %s", info.Index, p))

@@ -366,19 +366,9 @@ type Summary struct {
 	Measures     []MeasureInfo  `json:"measures,omitempty"` // dialect measures; statistics in Metrics
 	Shard        *ShardInfo     `json:"shard,omitempty"`    // one shard's results (load --shard I/N)
 	Shards       []ShardFigures `json:"shards,omitempty"`   // a merged run's, one per shard
-	Replays      *ReplayInfo    `json:"replays,omitempty"`  // nil when no sample was offered
 	// Judging lets every command judge the saved run as the run did.
 	Judging Judging `json:"judging"`
 	Verdict Verdict `json:"verdict"`
-}
-
-// ReplayInfo is what replaying the samples' sessions after the load cost (Budget 0: none).
-type ReplayInfo struct {
-	Budget           time.Duration `json:"budget_ns"`
-	Took             time.Duration `json:"took_ns"`
-	Replayed         int           `json:"replayed"`
-	SkippedForBudget int           `json:"skipped_for_budget,omitempty"`
-	SkippedForBytes  int           `json:"skipped_for_bytes,omitempty"`
 }
 
 // Judging is what a verdict quotes beyond the summary's figures.
