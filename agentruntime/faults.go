@@ -88,6 +88,9 @@ var faultSwitches = []FaultInfo{
 
 // faultBits maps each switch but slow-first-chunk to its bit in Faults.
 var faultBits = func() map[string]uint64 {
+	if len(faultSwitches) > 64 {
+		panic("agentruntime: more fault switches than Faults has bits")
+	}
 	bits := make(map[string]uint64, len(faultSwitches))
 	for i, s := range faultSwitches {
 		if s.Name != slowFirstChunk {
