@@ -141,7 +141,7 @@ func DataOnly(v *Violations, ev *sse.Event) []byte {
 type DoneMarker struct {
 	Quoted bool // the wire's marker is the JSON string "[DONE]"
 	Done   bool // the marker arrived
-	after  int
+	after  bool // a frame came after it
 }
 
 // Is reports whether data is the end marker in either form; the wire's other form breaks R-framing.
@@ -162,7 +162,8 @@ func (d *DoneMarker) After(v *Violations, data []byte, n int) bool {
 	if !d.Done {
 		return false
 	}
-	if d.after++; d.after == 1 {
+	if !d.after {
+		d.after = true
 		marker := "[DONE]"
 		if d.Quoted {
 			marker = `"[DONE]"`

@@ -474,7 +474,6 @@ func (s *streamState) observe(ev *sse.Event) bool {
 // timeFrame times one observed frame by its kind and fires a trigger it meets.
 func (s *streamState) timeFrame(now time.Time, obs *protocol.Observation) {
 	p, m, act, trig := s.p, s.m, s.act, s.p.trigger
-	stopped := p.stop && act.fired.Load()
 	switch obs.Kind {
 	case protocol.FrameAnswer:
 		s.output = true
@@ -504,7 +503,7 @@ func (s *streamState) timeFrame(now time.Time, obs *protocol.Observation) {
 		}
 	case protocol.FrameToolEnd:
 		// After a stop, the first tool settlement times the runtime's cancel of its tools.
-		if stopped && m.toolCancel == 0 {
+		if p.stop && act.fired.Load() && m.toolCancel == 0 {
 			m.toolCancel = observed(now.Sub(act.firedAt()))
 		}
 	case protocol.FrameTerminal:
@@ -515,7 +514,7 @@ func (s *streamState) timeFrame(now time.Time, obs *protocol.Observation) {
 		if act.terminalAt.IsZero() {
 			act.terminalAt = now
 		}
-		if stopped && m.stop == 0 {
+		if p.stop && act.fired.Load() && m.stop == 0 {
 			m.stop = observed(now.Sub(act.firedAt()))
 		}
 	}

@@ -151,8 +151,8 @@ func (m *sessionMetrics) sessionValue(metric measure.Metric) (float64, bool) {
 }
 
 // latencies are the session's one-value latencies by metric, 0 when not measured.
-func (m *sessionMetrics) latencies() []metricValue {
-	return []metricValue{
+func (m *sessionMetrics) latencies() [12]metricValue {
+	return [...]metricValue{
 		{measure.Connect, time.Duration(m.connect.Load())}, {measure.Headers, m.headers}, {measure.FirstEvent, m.firstEvent},
 		{measure.FirstChunk, m.firstChunk}, {measure.FirstThinking, m.firstThinking}, {measure.StreamDuration, m.duration},
 		{measure.StopLatency, m.stop}, {measure.ToolCancelSettle, m.toolCancel}, {measure.StartLag, m.startLag},
