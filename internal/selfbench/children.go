@@ -31,9 +31,17 @@ const (
 	probeClientMode = "probe-client" // NewProbeClient
 )
 
-// childArgs is a bench child's command line, on a free loopback port.
-func childArgs(mode string, flags ...string) []string {
-	return append([]string{"bench", mode, "--addr", "127.0.0.1:0"}, flags...)
+// startBenchChild starts this executable's bench child mode on a free loopback port; what names it in errors.
+func startBenchChild(what, mode string, flags ...string) (*stack.Child, error) {
+	exe, err := ownExecutable()
+	if err != nil {
+		return nil, err
+	}
+	c, err := stack.StartChild(exe, append([]string{"bench", mode, "--addr", "127.0.0.1:0"}, flags...))
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", what, err)
+	}
+	return c, nil
 }
 
 // RunChild runs the hidden `bench` child mode args name until ctx ends, logging to stderr; ok

@@ -144,10 +144,6 @@ func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.to
 func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	streams := cmp.Or(o.Streams, 2000)
 	itl := time.Duration(float64(time.Second) / cmp.Or(o.TokensPerSecond, 20))
-	exe, err := ownExecutable()
-	if err != nil {
-		return err
-	}
 	dir, _, err := writeScenarioDir(map[string]string{crossScenario: crossScenarioYAML(crossTTFT, itl, crossTokens)})
 	if err != nil {
 		return err
@@ -160,9 +156,10 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	}
 	defer mockStack.Stop()
 	mock := mockStack.Mock
-	naive, err := stack.StartChild(exe, childArgs(naiveServerMode, "--ttft", crossTTFT.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(crossTokens), fmt.Sprintf("--pprof=%t", o.ProfileDir != "")))
+	naive, err := startBenchChild("naive server", naiveServerMode, "--ttft", crossTTFT.String(), "--itl", itl.String(), "--tokens", strconv.Itoa(crossTokens),
+		fmt.Sprintf("--pprof=%t", o.ProfileDir != ""))
 	if err != nil {
-		return fmt.Errorf("start naive server: %w", err)
+		return err
 	}
 	defer naive.Stop()
 	servers := []struct {

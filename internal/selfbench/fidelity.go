@@ -118,17 +118,13 @@ func Fidelity(ctx context.Context, o Options) (*Report, error) {
 	}
 
 	// (1) The paced server: the harness's own error.
-	exe, err := ownExecutable()
+	paced, err := startBenchChild("paced server", pacedServerMode, "--ttft", ttft.String(), "--itl", itl.String(), "--text-file", textFile)
 	if err != nil {
 		return nil, err
 	}
-	paced, err := stack.StartChild(exe, childArgs(pacedServerMode, "--ttft", ttft.String(), "--itl", itl.String(), "--text-file", textFile))
-	if err != nil {
-		return nil, fmt.Errorf("start paced server: %w", err)
-	}
 	cfg := base
 	cfg.Target, cfg.RunID, cfg.NoLeakCheck, cfg.RuntimeMetricsURL = paced.URL(), "bench-fidelity-paced", true, "-"
-	pacedRun, pacedPeak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(paced.URL(), "sim-chat"))
+	pacedRun, pacedPeak, floor, err := runWithProbe(ctx, cfg, o, p.probe(paced.URL(), "sim-chat"))
 	paced.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("paced run: %w", err)
@@ -263,12 +259,8 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 			"(the mock's pacing, the loopback, the kernel waking the processes), and the generator's p99 beyond the floor's is the harness's own error.",
 			p.ttft, fidelityWords, p.itl, p.length, p.rate, p.duration, p.streams, p.warmup, bucketWidthMicros(p.ttft), p.probeRate),
 	}
-	exe, err := ownExecutable()
-	if err != nil {
-		return nil, err
-	}
 	for _, wire := range o.Wires {
-		if err := fidelityWire(ctx, rep, exe, o, p, wire); err != nil {
+		if err := fidelityWire(ctx, rep, o, p, wire); err != nil {
 			return nil, err
 		}
 	}
@@ -276,7 +268,7 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 }
 
 // fidelityWire measures one wire, on a mock of its own (not the previous wire's warm pools).
-func fidelityWire(ctx context.Context, rep *Report, exe string, o Options, p fidelityParams, wire string) error {
+func fidelityWire(ctx context.Context, rep *Report, o Options, p fidelityParams, wire string) error {
 	dialect, err := wireDialect(wire)
 	if err != nil {
 		return err
@@ -297,7 +289,7 @@ func fidelityWire(ctx context.Context, rep *Report, exe string, o Options, p fid
 		MaxInflight: 4 * p.streams, HTTP2: o.HTTP2, Grace: p.length + 30*time.Second,
 		Target: mock.MockURL, MockURL: mock.MockURL, RuntimeMetricsURL: "-", RunID: "bench-fidelity-" + wire,
 	}
-	run, peak, floor, err := runWithProbe(ctx, exe, cfg, o, p.probe(mock.MockURL, wire))
+	run, peak, floor, err := runWithProbe(ctx, cfg, o, p.probe(mock.MockURL, wire))
 	if err != nil {
 		return fmt.Errorf("wire %s run: %w", wire, err)
 	}

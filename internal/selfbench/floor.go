@@ -155,21 +155,17 @@ func sampleEvery(interval time.Duration, f func()) (stop func()) {
 
 // runFloor streams from the floor server to the minimal client in this process, through the relay when hops is 2.
 func runFloor(ctx context.Context, hops, streams, events int, itl time.Duration, upstreamHTTP1 bool) (*floorRun, error) {
-	exe, err := ownExecutable()
+	srv, err := startBenchChild("floor server", floorServerMode, "--events", fmt.Sprint(events), "--itl", itl.String())
 	if err != nil {
 		return nil, err
-	}
-	srv, err := stack.StartChild(exe, childArgs(floorServerMode, "--events", fmt.Sprint(events), "--itl", itl.String()))
-	if err != nil {
-		return nil, fmt.Errorf("start floor server: %w", err)
 	}
 	defer srv.Stop()
 	url := srv.URL()
 	roles := []*floorRole{{name: "server", pid: srv.PID()}}
 	if hops == 2 {
-		relay, err := stack.StartChild(exe, childArgs(floorRelayMode, "--upstream", url, fmt.Sprintf("--upstream-http1=%t", upstreamHTTP1)))
+		relay, err := startBenchChild("floor relay", floorRelayMode, "--upstream", url, fmt.Sprintf("--upstream-http1=%t", upstreamHTTP1))
 		if err != nil {
-			return nil, fmt.Errorf("start floor relay: %w", err)
+			return nil, err
 		}
 		defer relay.Stop()
 		url = relay.URL()

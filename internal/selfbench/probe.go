@@ -21,7 +21,6 @@ import (
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/rxstamp"
-	"github.com/streambench/streambench/stack"
 )
 
 // probeRequest is a probe run: Wire is the server's ("openai", "anthropic" or "sim-chat").
@@ -292,10 +291,10 @@ func (p *probePlan) stream(ctx context.Context, conn net.Conn) (time.Time, error
 }
 
 // runWithProbe runs cfg with the probe client, a child process, playing req beside it.
-func runWithProbe(ctx context.Context, exe string, cfg loadgen.Config, o Options, req probeRequest) (*measure.Run, int64, probeResult, error) {
-	child, err := stack.StartChild(exe, childArgs(probeClientMode))
+func runWithProbe(ctx context.Context, cfg loadgen.Config, o Options, req probeRequest) (*measure.Run, int64, probeResult, error) {
+	child, err := startBenchChild("probe client", probeClientMode)
 	if err != nil {
-		return nil, 0, probeResult{}, fmt.Errorf("start probe client: %w", err)
+		return nil, 0, probeResult{}, err
 	}
 	defer child.Stop()
 	body, _ := json.Marshal(req) // numbers and strings: cannot fail

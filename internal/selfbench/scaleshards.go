@@ -211,18 +211,14 @@ type shardUsage struct {
 
 // meterShards samples the processes' memory and CPU from just before startAt until every generator ends.
 func meterShards(ctx context.Context, s scaleShape, startAt time.Time, logs string, mock *stack.Child, runtimes, gens []*stack.Child) (*shardUsage, error) {
-	sum := func() (smp shardSample) {
-		for _, g := range gens {
-			kib, _ := procStatusKiB(g.PID(), "VmRSS")
-			smp.generatorKiB += kib
+	rss := func(cs ...*stack.Child) (kib int64) {
+		for _, c := range cs {
+			v, _ := procStatusKiB(c.PID(), "VmRSS")
+			kib += v
 		}
-		for _, r := range runtimes {
-			kib, _ := procStatusKiB(r.PID(), "VmRSS")
-			smp.rtKiB += kib
-		}
-		smp.mockKiB, _ = procStatusKiB(mock.PID(), "VmRSS")
-		return smp
+		return kib
 	}
+	sum := func() shardSample { return shardSample{rss(gens...), rss(mock), rss(runtimes...)} }
 	// Just before the start: the baseline.
 	select {
 	case <-time.After(time.Until(startAt.Add(-300 * time.Millisecond))):
@@ -230,19 +226,17 @@ func meterShards(ctx context.Context, s scaleShape, startAt time.Time, logs stri
 		return nil, ctx.Err()
 	}
 	u := &shardUsage{before: sum().generatorKiB}
-	var genCPU0 time.Duration
 	for _, g := range gens {
-		genCPU0 += roleCPU(g.PID())
+		u.genCPU -= roleCPU(g.PID())
 	}
-	mockCPU0, mockCPU1 := roleCPU(mock.PID()), time.Duration(0)
-	rtCPU0, rtCPU1 := make([]time.Duration, len(runtimes)), make([]time.Duration, len(runtimes))
-	for i, r := range runtimes {
-		rtCPU0[i] = roleCPU(r.PID())
+	served := append([]*stack.Child{mock}, runtimes...) // CPU read while they run: the latest readable, a failed read 0
+	cpu0, cpu1 := make([]time.Duration, len(served)), make([]time.Duration, len(served))
+	for i, c := range served {
+		cpu0[i] = roleCPU(c.PID())
 	}
-	readCPU := func() { // the latest readable: a failed read is 0
-		mockCPU1 = max(mockCPU1, roleCPU(mock.PID()))
-		for i, r := range runtimes {
-			rtCPU1[i] = max(rtCPU1[i], roleCPU(r.PID()))
+	readCPU := func() {
+		for i, c := range served {
+			cpu1[i] = max(cpu1[i], roleCPU(c.PID()))
 		}
 	}
 	heldUntil := startAt.Add(s.ramp + 2*time.Second + min(s.length/2, 10*time.Second))
@@ -273,10 +267,9 @@ func meterShards(ctx context.Context, s scaleShape, startAt time.Time, logs stri
 	}
 	stopSampling()
 	readCPU()
-	u.genCPU -= genCPU0
-	u.mockCPU = mockCPU1 - mockCPU0
-	for i := range rtCPU1 {
-		u.rtCPU += rtCPU1[i] - rtCPU0[i]
+	u.mockCPU = cpu1[0] - cpu0[0]
+	for i := 1; i < len(served); i++ {
+		u.rtCPU += cpu1[i] - cpu0[i]
 	}
 	return u, nil
 }
