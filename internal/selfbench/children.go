@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -71,7 +70,7 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 		build = func() (stack.Server, error) {
 			srv, err := NewNaiveServer(*ttft, *itl, *tokens)
 			if err == nil && *profile {
-				srv.serveProfile()
+				serveProfile(srv)
 			}
 			return srv, err
 		}
@@ -111,15 +110,6 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 	return true, stack.ServeUntilDone(ctx, stop, srv, ln, 5*time.Second, stderr)
 }
 
-// httpServer is a bench child's server (stack.Server).
-type httpServer struct{ srv *http.Server }
-
-// Serve serves on ln until Shutdown; it returns http.ErrServerClosed after Shutdown.
-func (s httpServer) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
-
-// Shutdown stops accepting and waits for open streams to end, or ctx to.
-func (s httpServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
-
 // The floor's yardsticks: the least code that can serve, relay and read a paced SSE stream.
 
 // floorFrame is the floor server's event: a sim-chat answer chunk the size the runtime relays.
@@ -136,9 +126,9 @@ func floorProtocols() *http.Protocols {
 // NewFloorServer is the floor's naive SSE server: events events per stream (fewer when the body
 // says {"events":N}: the warm-up's), itl apart from the request, then [DONE]; it sleeps to each
 // event's scheduled time, not for the interval, which would drift.
-func NewFloorServer(events int, itl time.Duration) (httpServer, error) {
+func NewFloorServer(events int, itl time.Duration) (*http.Server, error) {
 	if events <= 0 || itl < 0 {
-		return httpServer{}, fmt.Errorf("floor server: want events > 0 and itl ≥ 0, got %d and %s", events, itl)
+		return nil, fmt.Errorf("floor server: want events > 0 and itl ≥ 0, got %d and %s", events, itl)
 	}
 	frame := []byte(floorFrame)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -162,7 +152,7 @@ func NewFloorServer(events int, itl time.Duration) (httpServer, error) {
 		}
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	})
-	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}}, nil
+	return &http.Server{Handler: h, Protocols: floorProtocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}, nil
 }
 
 // floorRelayConns is the relay's h2c connections upstream (agentruntime.DefaultProviderH2CConns).
@@ -171,9 +161,9 @@ const floorRelayConns = 4
 // NewFloorRelay is the two-hop floor's relay: it copies upstream's response line by line,
 // flushing when nothing more is buffered (the runtime's policy), over pooled h2c or, with
 // upstreamHTTP1, one HTTP/1.1 connection per stream.
-func NewFloorRelay(upstream string, upstreamHTTP1 bool) (httpServer, error) {
+func NewFloorRelay(upstream string, upstreamHTTP1 bool) (*http.Server, error) {
 	if !strings.HasPrefix(upstream, "http://") {
-		return httpServer{}, fmt.Errorf("floor relay: upstream %q: want an http:// URL", upstream)
+		return nil, fmt.Errorf("floor relay: upstream %q: want an http:// URL", upstream)
 	}
 	t := &http.Transport{MaxIdleConns: 100_000, MaxIdleConnsPerHost: 100_000, IdleConnTimeout: 90 * time.Second}
 	if !upstreamHTTP1 {
@@ -182,21 +172,21 @@ func NewFloorRelay(upstream string, upstreamHTTP1 bool) (httpServer, error) {
 		t.Protocols, t.MaxConnsPerHost = p, floorRelayConns
 	}
 	h := floorrelay.Handler(upstream, &http.Client{Transport: t}, 4<<10)
-	return httpServer{&http.Server{Handler: h, Protocols: floorProtocols()}}, nil
+	return &http.Server{Handler: h, Protocols: floorProtocols()}, nil
 }
 
 // NewPacedServer serves text as an opted-in sim-chat stream: headers at once, the first word
 // ttft after the request arrived, the others itl apart, then the final envelope and [DONE], so
 // TTFC − TTFT against it is the harness's own error.
-func NewPacedServer(text string, ttft, itl time.Duration) (httpServer, error) {
+func NewPacedServer(text string, ttft, itl time.Duration) (*http.Server, error) {
 	if ttft < 0 || itl < 0 {
-		return httpServer{}, errors.New("TTFT and ITL must not be negative")
+		return nil, errors.New("TTFT and ITL must not be negative")
 	}
 	frames, tail, err := pacedFrames(text)
 	if err != nil {
-		return httpServer{}, err
+		return nil, err
 	}
-	return httpServer{&http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}}, nil
+	return &http.Server{Handler: pacedHandler(hrtimer.New(), frames, tail, ttft, itl)}, nil
 }
 
 // pacedFrames encodes text as a chunk frame per word, and the final envelope and [DONE].

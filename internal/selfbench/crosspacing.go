@@ -54,8 +54,7 @@ func Pacing(ctx context.Context, o Options) (*Report, error) {
 	rep.add("self-test: pacing error p99.9", quantileMs(h, 99.9, 0), "ms")
 	rep.add("self-test: pacing error max", quantileMs(h, 100, 0), "ms")
 	if r := res.PacingErrorWithRamp; r != nil {
-		rep.add("self-test: with the ramp: pacing error p50", quantileMs(r, 50, 0), "ms")
-		rep.add("self-test: with the ramp: pacing error p99", quantileMs(r, 99, 0), "ms")
+		rep.addP50P99("self-test: with the ramp: pacing error", r)
 		rep.add("self-test: with the ramp: pacing error max", quantileMs(r, 100, 0), "ms")
 	}
 	rep.add("self-test: CPU per token", float64(res.CPUPerToken.Nanoseconds())/1000, "µs")
@@ -83,15 +82,13 @@ var crossPacingMethod = "cross-process: `streambench mock` and the naive referen
 
 // serverPacing is what the client measured of one server, and what the server process cost.
 type serverPacing struct {
-	name               string
-	streams, completed int
-	failed             int
-	firstFailure       string
-	tokens             int64
+	name            string
+	streams, failed int
+	firstFailure    string
+	tokens          int64
 	*crossHistograms
 	serverCPU, clientCPU time.Duration
 	serverPeakRSSKiB     int64
-	elapsed              time.Duration
 }
 
 // crossOrder is the order the mock (0) and the naive server (1) are played in, reversed for the
@@ -124,7 +121,6 @@ func crossOrderNames() string {
 
 func (p *serverPacing) pool(q *serverPacing) {
 	p.streams += q.streams
-	p.completed += q.completed
 	p.failed += q.failed
 	if p.firstFailure == "" {
 		p.firstFailure = q.firstFailure
@@ -134,7 +130,6 @@ func (p *serverPacing) pool(q *serverPacing) {
 	p.serverCPU += q.serverCPU
 	p.clientCPU += q.clientCPU
 	p.serverPeakRSSKiB = max(p.serverPeakRSSKiB, q.serverPeakRSSKiB)
-	p.elapsed += q.elapsed
 }
 
 func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.tokens) }
@@ -299,7 +294,6 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 	clientBefore := roleCPU(0)
 	var (
 		wg         sync.WaitGroup
-		completed  atomic.Int64
 		failed     atomic.Int64
 		tokens     atomic.Int64
 		failOnce   sync.Once
@@ -329,13 +323,11 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 			if err != nil {
 				failed.Add(1)
 				failOnce.Do(func() { firstError = fmt.Sprintf("stream %d: %v", i, err) })
-				return
 			}
-			completed.Add(1)
 		})
 	}
 	wg.Wait()
-	p := &serverPacing{name: name, streams: streams, elapsed: time.Since(start), clientCPU: roleCPU(0) - clientBefore}
+	p := &serverPacing{name: name, streams: streams, clientCPU: roleCPU(0) - clientBefore}
 	cpuAfter, err := procCPU(child.PID())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -347,7 +339,7 @@ func playCross(ctx context.Context, name string, child *stack.Child, streams int
 	if p.serverPeakRSSKiB, err = procStatusKiB(child.PID(), "VmHWM"); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	p.completed, p.failed, p.firstFailure, p.tokens = int(completed.Load()), int(failed.Load()), firstError, tokens.Load()
+	p.failed, p.firstFailure, p.tokens = int(failed.Load()), firstError, tokens.Load()
 	p.crossHistograms = shards[0]
 	lost := shards[0].outOfRange
 	for _, s := range shards[1:] {
@@ -454,9 +446,9 @@ func isContentChunk(frame []byte) bool {
 // NewNaiveServer is the mock's yardstick: the OpenAI streaming server a Go engineer writes in
 // minutes (a goroutine per stream, time.Sleep before each token, Write and Flush per chunk),
 // framed as cheaply as the mock: tokens content chunks, ttft then itl apart.
-func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
+func NewNaiveServer(ttft, itl time.Duration, tokens int) (*http.Server, error) {
 	if ttft < 0 || itl < 0 || tokens <= 0 {
-		return httpServer{}, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
+		return nil, fmt.Errorf("naive server: TTFT %s and ITL %s must not be negative, tokens %d must be positive", ttft, itl, tokens)
 	}
 	var deltas []string // tokens about as long as the mock's
 	for _, word := range strings.Fields("streaming tokens arrive one frame at a time") {
@@ -500,13 +492,13 @@ func NewNaiveServer(ttft, itl time.Duration, tokens int) (httpServer, error) {
 		}
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	})
-	return httpServer{&http.Server{Handler: handler}}, nil
+	return &http.Server{Handler: handler}, nil
 }
 
 // serveProfile has the server answer GET /debug/pprof/profile as the mock does; call it before Serve.
-func (s httpServer) serveProfile() {
+func serveProfile(srv *http.Server) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	mux.Handle("/", s.srv.Handler)
-	s.srv.Handler = mux
+	mux.Handle("/", srv.Handler)
+	srv.Handler = mux
 }

@@ -52,7 +52,7 @@ const probeSleepers = 20
 // NewProbeClient is fidelity's yardstick, the least open-loop client: on POST /run (a
 // probeRequest) it plays hand-written streams and answers with their TTFT − scripted TTFT (a
 // probeResult), timed like the generator's: the machine's floor.
-func NewProbeClient() httpServer {
+func NewProbeClient() *http.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /run", func(w http.ResponseWriter, r *http.Request) {
 		var req probeRequest
@@ -71,7 +71,7 @@ func NewProbeClient() httpServer {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(res)
 	})
-	return httpServer{&http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 }
 
 // probePlan is a validated probeRequest: every stream's request, and which frames carry a token.

@@ -28,7 +28,7 @@ func probeRun(t *testing.T, req probeRequest) (probeResult, int, string) {
 
 // probePost is probeRun without the test: safe on any goroutine.
 func probePost(req probeRequest) (probeResult, int, string, error) {
-	probe := httptest.NewServer(NewProbeClient().srv.Handler)
+	probe := httptest.NewServer(NewProbeClient().Handler)
 	defer probe.Close()
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -64,7 +64,7 @@ func TestProbeMeasuresTheServersLateness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(paced.srv.Handler)
+	srv := httptest.NewServer(paced.Handler)
 	defer srv.Close()
 	const rate, streams = 50, 20
 	told := []time.Duration{0, ttft / 2, ttft + 10*time.Second}
@@ -176,7 +176,7 @@ func TestProbeRefusesBadRequests(t *testing.T) {
 			t.Errorf("%s: status %d %q: want 400 naming %q", name, status, body, tc.want)
 		}
 	}
-	probe := httptest.NewServer(NewProbeClient().srv.Handler)
+	probe := httptest.NewServer(NewProbeClient().Handler)
 	defer probe.Close()
 	resp, err := http.Post(probe.URL+"/run", "application/json", strings.NewReader(`{"target":"http://x","speed":1}`))
 	if err != nil {
