@@ -139,7 +139,8 @@ func (p *serverPacing) cpuPerToken() float64 { return perFrame(p.serverCPU, p.to
 func crossPacing(ctx context.Context, o Options, rep *Report) error {
 	streams := cmp.Or(o.Streams, 2000)
 	itl := time.Duration(float64(time.Second) / cmp.Or(o.TokensPerSecond, 20))
-	dir, _, err := writeScenarioDir(map[string]string{crossScenario: crossScenarioYAML(crossTTFT, itl, crossTokens)})
+	yaml := pacedScenario(crossScenario, "one answer turn paced at a constant rate, for bench pacing's cross-process run", crossTTFT, itl, fmt.Sprintf("{tokens: %d}", crossTokens))
+	dir, _, err := writeScenarioDir(map[string]string{crossScenario: yaml})
 	if err != nil {
 		return err
 	}
@@ -236,10 +237,6 @@ func crossPacing(ctx context.Context, o Options, rep *Report) error {
 		rep.note("the servers' CPU profiles over the streams (mock-cpu.pprof, naive-cpu.pprof) are in %s; profiling costs each a few %% of CPU", o.ProfileDir)
 	}
 	return nil
-}
-
-func crossScenarioYAML(ttft, itl time.Duration, tokens int) string {
-	return pacedScenario(crossScenario, "one answer turn paced at a constant rate, for bench pacing's cross-process run", ttft, itl, fmt.Sprintf("{tokens: %d}", tokens))
 }
 
 // startProfile fetches a CPU profile of base over about length into file; wait waits for it.

@@ -234,16 +234,6 @@ func Rate(ctx context.Context, o Options) (*Report, error) {
 // FidelityWires lists the provider wires fidelity can measure straight to the mock (Options.Wires).
 func FidelityWires() []string { return []string{"openai", "anthropic"} }
 
-func wireDialect(wire string) (string, error) {
-	switch wire {
-	case "openai":
-		return "openai-chat", nil
-	case "anthropic":
-		return "anthropic-messages", nil
-	}
-	return "", fmt.Errorf("wire %q: want one of %s", wire, strings.Join(FidelityWires(), ", "))
-}
-
 // fidelityWires is Fidelity with Options.Wires: TTFT − scripted TTFT on each wire, generator to mock.
 func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, error) {
 	rep := &Report{
@@ -269,13 +259,12 @@ func fidelityWires(ctx context.Context, o Options, p fidelityParams) (*Report, e
 
 // fidelityWire measures one wire, on a mock of its own (not the previous wire's warm pools).
 func fidelityWire(ctx context.Context, rep *Report, o Options, p fidelityParams, wire string) error {
-	dialect, err := wireDialect(wire)
-	if err != nil {
-		return err
+	dialect, ok := map[string]string{"openai": "openai-chat", "anthropic": "anthropic-messages"}[wire]
+	if !ok {
+		return fmt.Errorf("wire %q: want one of %s", wire, strings.Join(FidelityWires(), ", "))
 	}
-	mix, err := loadgen.ParseMix("bench-fidelity-"+wire, fmt.Appendf(nil,
-		"name: bench-fidelity-%s\nseed: 1\nscenarios: {fidelity: 1}\nprofiles:\n  - name: %s\n    dialect: %s\n    weight: 1\n    targets:\n      - {slug: %s}\n",
-		wire, dialect, dialect, dialect))
+	mix, err := loadgen.NewMix("bench-fidelity-"+wire, 1, map[string]float64{"fidelity": 1},
+		[]loadgen.Profile{{Name: dialect, Dialect: dialect, Weight: 1, Targets: []loadgen.Target{{Slug: dialect}}}})
 	if err != nil {
 		return fmt.Errorf("bench mix for wire %s: %w", wire, err)
 	}
