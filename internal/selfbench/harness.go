@@ -200,7 +200,10 @@ func bucketWidthMicros(d time.Duration) int64 {
 // runWithPeak runs cfg with progress output (then each, on the run's collector goroutine) and
 // returns the run and its peak open streams.
 func runWithPeak(ctx context.Context, cfg loadgen.Config, o Options, each ...func(loadgen.Progress)) (*measure.Run, int64, error) {
-	update, done := o.progress()
+	update, done := func(loadgen.Progress) {}, func() {}
+	if o.Progress != nil {
+		update, done = o.Progress()
+	}
 	var peak int64 // only the run's collector goroutine writes it
 	cfg.Outputs = append(cfg.Outputs, loadgen.ProgressFunc(func(p loadgen.Progress) {
 		peak = max(peak, p.Active)

@@ -45,13 +45,6 @@ type Options struct {
 	Progress func() (update func(loadgen.Progress), done func())
 }
 
-func (o Options) progress() (update func(loadgen.Progress), done func()) {
-	if o.Progress == nil {
-		return func(loadgen.Progress) {}, func() {}
-	}
-	return o.Progress()
-}
-
 // Measurement is one thing the bench command can measure.
 type Measurement struct {
 	Name    string // the measurement's subcommand ("scale", "codec", ...).
