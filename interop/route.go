@@ -48,22 +48,11 @@ func JudgeRoute(run *measure.Run, known Known) RouteOutcome {
 	cancel, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.CancelLatency })
 	ttft, _ := run.Histograms.Merged(func(k measure.Key) bool { return k.Metric == measure.TimeToFirstToken })
 	o.Cancel, o.TTFT, o.Max = quantiles(cancel), quantiles(ttft), cancel.Max()
-	if o.Sessions == 0 {
-		fail("no session started")
-	}
-	if n := s.Counters.ErrorsExcept(known.Outcomes); n > 0 {
-		fail("%d sessions with an error outcome (%v; HTTP %v)", n, s.Counters.Outcomes, s.Counters.HTTPErrors)
-	}
+	checkRun(fail, "", s, known.Outcomes)
 	for _, oc := range known.Outcomes {
 		if n := s.Counters.Outcome(oc); n > 0 {
 			o.Known = append(o.Known, fmt.Sprintf("%s×%d", oc, n))
 		}
-	}
-	if n := s.FailedLeaks(); n > 0 {
-		fail("%d leak-check gauges over tolerance", n)
-	}
-	if s.Interrupted {
-		fail("interrupted")
 	}
 	abort := ""
 	if n := s.Violations[protocol.RAbort]; n > 0 && !slices.Contains(known.Rules, protocol.RAbort) {
