@@ -49,7 +49,9 @@ func (s *stamps) note(k int64) {
 	}
 }
 
-func (s *stamps) latest() (time.Time, bool) {
+// Latest returns when the newest read's data reached this host (its return where it carried no
+// stamp), and false when nothing was read yet: Arrived without a clock read.
+func (s *stamps) Latest() (time.Time, bool) {
 	at := s.at.Load()
 	if at == 0 {
 		return time.Time{}, false
@@ -57,13 +59,18 @@ func (s *stamps) latest() (time.Time, bool) {
 	return clockBase.Add(time.Duration(at - 1)), true
 }
 
-func (s *stamps) arrived(now time.Time) time.Time {
-	at, ok := s.latest()
+// Arrived returns when the newest read's data reached this host, on now's clock; now itself
+// when that read carried no stamp. Pass time.Now() taken after the read.
+func (s *stamps) Arrived(now time.Time) time.Time {
+	at, ok := s.Latest()
 	if !ok || now.Before(at) {
 		return now
 	}
 	return at
 }
+
+// Kernel reports whether the newest read was timed by the kernel's stamp.
+func (s *stamps) Kernel() bool { return s.kernel.Load() }
 
 var (
 	clockBase = time.Now()                          // the origin of the monotonic ns kept

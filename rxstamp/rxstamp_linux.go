@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -53,17 +52,6 @@ func Wrap(c net.Conn) (net.Conn, bool) {
 	sc.readFn = sc.recvmsg
 	return sc, true
 }
-
-// Arrived returns when the newest read's data reached this host, on now's clock; now itself
-// when that read carried no stamp. Pass time.Now() taken after the read.
-func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }
-
-// Latest returns when the newest read's data reached this host (its return where it carried no
-// stamp), and false when nothing was read yet: Arrived without a clock read.
-func (c *Conn) Latest() (time.Time, bool) { return c.latest() }
-
-// Kernel reports whether the newest read was timed by the kernel's stamp.
-func (c *Conn) Kernel() bool { return c.kernel.Load() }
 
 // recvmsg is one attempt of a read (false: wait until readable), run by Read with c.mu held.
 func (c *Conn) recvmsg(fd uintptr) bool {

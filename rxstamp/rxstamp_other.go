@@ -2,10 +2,7 @@
 
 package rxstamp
 
-import (
-	"net"
-	"time"
-)
+import "net"
 
 // Conn is a connection read with receive timestamps; off Linux Wrap never returns one.
 type Conn struct {
@@ -15,12 +12,3 @@ type Conn struct {
 
 // Wrap returns c and false: receive timestamps are read on Linux only.
 func Wrap(c net.Conn) (net.Conn, bool) { return c, false }
-
-// Kernel reports false: there are no kernel stamps.
-func (c *Conn) Kernel() bool { return false }
-
-// Latest returns false: nothing is stamped.
-func (c *Conn) Latest() (time.Time, bool) { return time.Time{}, false }
-
-// Arrived returns now.
-func (c *Conn) Arrived(now time.Time) time.Time { return c.arrived(now) }

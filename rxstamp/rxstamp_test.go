@@ -305,11 +305,11 @@ func BenchmarkRead(b *testing.B) {
 // TestLatestBeforeAnyRead says nothing is known until a read is noted.
 func TestLatestBeforeAnyRead(t *testing.T) {
 	var s stamps
-	if _, ok := s.latest(); ok {
+	if _, ok := s.Latest(); ok {
 		t.Error("latest before any read must say it knows nothing")
 	}
 	s.note(0)
-	if at, ok := s.latest(); !ok || at.IsZero() {
+	if at, ok := s.Latest(); !ok || at.IsZero() {
 		t.Errorf("latest after a read without a stamp = %v, %v; want its return, true", at, ok)
 	}
 }
