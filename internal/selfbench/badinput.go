@@ -252,8 +252,7 @@ func positiveOr[T int | int64 | float64 | time.Duration](v *T, def T) {
 
 // BadInputClassFigures is what one class got.
 type BadInputClassFigures struct {
-	Name                  string
-	Runtime, Mock         int // the expected statuses (0: not sent there)
+	BadInputClass
 	Sent                  int
 	Statuses              map[BadInputServer]map[int]int // per server; 0: no answer (transport error, timeout)
 	WrongStatus, BadError int                            // wrong status; right status, no JSON error naming the problem
@@ -313,7 +312,7 @@ func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputSer
 	classes := BadInputClasses(BadInputLimits{RuntimeMaxBody: opts.MaxBody, MockMaxBody: opts.MaxBody, FinishedRun: finished})
 	figs := BadInputFigures{Rate: opts.Rate, Duration: opts.Duration, Classes: make([]BadInputClassFigures, len(classes))}
 	for i, c := range classes {
-		figs.Classes[i] = BadInputClassFigures{Name: c.Name, Runtime: c.Runtime, Mock: c.Mock,
+		figs.Classes[i] = BadInputClassFigures{BadInputClass: c,
 			Statuses: map[BadInputServer]map[int]int{BadInputRuntime: {}, BadInputMock: {}}}
 	}
 	transport.CloseIdleConnections()
@@ -331,7 +330,7 @@ func badInputRun(ctx context.Context, opts BadInputOptions, urls map[BadInputSer
 		defer mu.Unlock()
 		cf := &figs.Classes[ci]
 		cf.Statuses[server][status]++
-		want := classes[ci].Expected(server)
+		want := cf.Expected(server)
 		switch {
 		case status != want:
 			cf.WrongStatus++
