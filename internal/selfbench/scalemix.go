@@ -104,23 +104,20 @@ func newFamilyCounter(mix *loadgen.Mix) *familyCounter {
 }
 
 func (c *familyCounter) add(e loadgen.SessionEnd) {
-	c.count(e.Scenario, e.Target, e.Outcome.IsError() || len(e.Violations) > 0)
-}
-
-func (c *familyCounter) count(scenario, slug string, failed bool) {
-	t, ok := c.targets[slug]
+	failed := e.Outcome.IsError() || len(e.Violations) > 0
+	t, ok := c.targets[e.Target]
 	if !ok {
-		t = loadgen.Target{Slug: slug, Options: protocol.Options{}}
+		t = loadgen.Target{Slug: e.Target, Options: protocol.Options{}}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if scenario == scaleStreamName {
+	if e.Scenario == scaleStreamName {
 		c.streams++
 		return
 	}
 	matched := false
 	for i, f := range c.families {
-		if f.match(scenario, t) {
+		if f.match(e.Scenario, t) {
 			matched = true
 			c.ended[i]++
 			if failed {
