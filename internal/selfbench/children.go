@@ -15,6 +15,7 @@ import (
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/internal/floorrelay"
+	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/sse"
 	"github.com/streambench/streambench/stack"
@@ -115,14 +116,6 @@ func RunChild(ctx context.Context, args []string, stderr io.Writer) (ok bool, er
 // floorFrame is the floor server's event: a sim-chat answer chunk the size the runtime relays.
 const floorFrame = codecFrame
 
-// floorProtocols serves HTTP/1.1 and h2c, as the mock and the runtime do.
-func floorProtocols() *http.Protocols {
-	p := new(http.Protocols)
-	p.SetHTTP1(true)
-	p.SetUnencryptedHTTP2(true)
-	return p
-}
-
 // NewFloorServer is the floor's naive SSE server: events events per stream (fewer when the body
 // says {"events":N}: the warm-up's), itl apart from the request, then [DONE]; it sleeps to each
 // event's scheduled time, not for the interval, which would drift.
@@ -152,7 +145,7 @@ func NewFloorServer(events int, itl time.Duration) (*http.Server, error) {
 		}
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	})
-	return &http.Server{Handler: h, Protocols: floorProtocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}, nil
+	return &http.Server{Handler: h, Protocols: mockprovider.Protocols(), HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 100_000}}, nil
 }
 
 // floorRelayConns is the relay's h2c connections upstream (agentruntime.DefaultProviderH2CConns).
@@ -172,7 +165,7 @@ func NewFloorRelay(upstream string, upstreamHTTP1 bool) (*http.Server, error) {
 		t.Protocols, t.MaxConnsPerHost = p, floorRelayConns
 	}
 	h := floorrelay.Handler(upstream, &http.Client{Transport: t}, 4<<10)
-	return &http.Server{Handler: h, Protocols: floorProtocols()}, nil
+	return &http.Server{Handler: h, Protocols: mockprovider.Protocols()}, nil
 }
 
 // NewPacedServer serves text as an opted-in sim-chat stream: headers at once, the first word
