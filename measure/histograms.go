@@ -177,14 +177,34 @@ func (h *Histograms) Record(k Key, d time.Duration) error { return h.RecordN(k, 
 
 // RecordN adds n values d to k's histogram at once, as Record; n <= 0 records nothing.
 func (h *Histograms) RecordN(k Key, d time.Duration, n int64) error {
+	r := h.For(k)
+	return r.RecordN(d, n)
+}
+
+// For returns a recorder into k's histogram that looks k up once, on its first value, for a
+// caller recording many values of one key: use it while nothing else records into h.
+func (h *Histograms) For(k Key) KeyRecorder { return KeyRecorder{h: h, k: k} }
+
+// KeyRecorder records into one key's histogram of a Histograms (see For).
+type KeyRecorder struct {
+	h  *Histograms
+	k  Key
+	kh *keyHistogram // nil until the first value in range
+}
+
+// RecordN is Histograms.RecordN for r's key.
+func (r *KeyRecorder) RecordN(d time.Duration, n int64) error {
 	if n <= 0 {
 		return nil
 	}
 	if d < 0 || d > time.Hour {
-		return fmt.Errorf("record %s = %v: %w", k, d, ErrOutOfRange)
+		return fmt.Errorf("record %s = %v: %w", r.k, d, ErrOutOfRange)
 	}
-	if err := h.key(k).recordN(d.Microseconds(), n); err != nil {
-		return fmt.Errorf("record %s = %v: %w: %w", k, d, ErrOutOfRange, err)
+	if r.kh == nil {
+		r.kh = r.h.key(r.k)
+	}
+	if err := r.kh.recordN(d.Microseconds(), n); err != nil {
+		return fmt.Errorf("record %s = %v: %w: %w", r.k, d, ErrOutOfRange, err)
 	}
 	return nil
 }

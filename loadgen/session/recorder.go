@@ -122,9 +122,10 @@ func (m *sessionMetrics) gap(d time.Duration) {
 func (m *sessionMetrics) flushGaps() {
 	if m.record && m.nGaps > 0 {
 		m.shard.mu.Lock()
+		rec := m.shard.hist.For(m.key(measure.ChunkGap))
 		for _, g := range m.gaps[:m.nGaps] {
 			// A gap of 0 is measured: two frames of one read share its receive stamp.
-			m.putZero(measure.ChunkGap, g)
+			m.count(rec.RecordN(g, 1))
 		}
 		m.shard.mu.Unlock()
 		if f := m.rec.OnLatencies; f != nil {

@@ -219,8 +219,9 @@ func (m *sessionMetrics) tokenGap(d time.Duration, k int64) {
 func (m *sessionMetrics) flushTokenGaps() {
 	if m.record && m.nITL > 0 {
 		m.shard.mu.Lock()
+		rec := m.shard.hist.For(m.key(measure.InterTokenLatency))
 		for _, g := range m.itl[:m.nITL] {
-			m.putN(measure.InterTokenLatency, g.gap, int64(g.n))
+			m.count(rec.RecordN(g.gap, int64(g.n)))
 		}
 		m.shard.mu.Unlock()
 	}
@@ -235,8 +236,17 @@ type tokenGapEntry struct {
 
 // putN records n values d, 0 included; the shard lock must be held.
 func (m *sessionMetrics) putN(metric measure.Metric, d time.Duration, n int64) {
-	k := measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
-	if err := m.shard.hist.RecordN(k, d, n); err != nil {
+	m.count(m.shard.hist.RecordN(m.key(metric), d, n))
+}
+
+// key is metric's histogram key for this session.
+func (m *sessionMetrics) key(metric measure.Metric) measure.Key {
+	return measure.Key{Metric: metric, Scenario: m.scenario, Dialect: m.dialect}
+}
+
+// count counts a value the histograms refused.
+func (m *sessionMetrics) count(err error) {
+	if err != nil {
 		m.rec.RecordErrs.Add(1)
 	}
 }
