@@ -269,20 +269,6 @@ func (h *Histograms) Keys() []Key {
 // Len is the number of histograms in the set.
 func (h *Histograms) Len() int { return len(h.byKey) }
 
-// Equal reports whether both sets hold the same keys with equal histograms.
-func (h *Histograms) Equal(o *Histograms) bool {
-	if h.Len() != o.Len() {
-		return false
-	}
-	for k, a := range h.byKey {
-		b := o.byKey[k]
-		if b == nil || !a.toDense().Equals(b.toDense()) {
-			return false
-		}
-	}
-	return true
-}
-
 // WriteLog writes the set as an HdrHistogram interval log, an interval per key.
 func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)

@@ -211,14 +211,7 @@ func mustAgree(s *Summary) [][2]string {
 }
 
 // unordered is a list whose order does not matter as text to compare: sorted, joined.
-func unordered[T ~string](list []T) string {
-	s := make([]string, len(list))
-	for i, v := range list {
-		s[i] = string(v)
-	}
-	slices.Sort(s)
-	return strings.Join(s, ", ")
-}
+func unordered[T ~string](list []T) string { return JoinNames(slices.Sorted(slices.Values(list))) }
 
 // goodputSLOs are the SLOs a run's goodput was judged by.
 func goodputSLOs(s *Summary) []string {

@@ -170,12 +170,6 @@ const MaxRate = int64(time.Hour / time.Microsecond)
 // IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.
 func (m Metric) IsRate() bool { return m.Def().Kind == KindRate }
 
-// Overhead is the overhead metric of a scripted latency (ttfc → ttfc.overhead).
-func (m Metric) Overhead() (Metric, bool) {
-	o := m.Def().Overhead
-	return o, o != ""
-}
-
 // AllMetrics returns every metric recorded as histograms, in report order.
 func AllMetrics() []Metric {
 	var out []Metric

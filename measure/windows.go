@@ -32,9 +32,6 @@ func NewWindows() *Windows {
 	return &Windows{width: FirstWindow, byMetric: map[Metric][]*hdrhistogram.PackedHistogram{}}
 }
 
-// Width is the windows' current width.
-func (w *Windows) Width() time.Duration { return w.width }
-
 // Record adds d to m's window holding at (since the run started), as Histograms.Record does.
 func (w *Windows) Record(m Metric, at, d time.Duration) error {
 	if d < 0 || d > time.Hour || at < 0 {

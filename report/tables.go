@@ -38,14 +38,6 @@ func Count(v int64) string { return strconv.FormatInt(v, 10) }
 
 func float(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 
-func joinNames[T ~string](names []T) string {
-	s := make([]string, len(names))
-	for i, n := range names {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
-}
-
 // BoolText is yes when b holds, else no.
 func BoolText(b bool, yes, no string) string {
 	if b {
@@ -97,7 +89,7 @@ func runTable(s *measure.Summary) Table {
 	add("faults", strings.Join(c.Faults, ", "))
 	add("http", BoolText(c.HTTP2, "HTTP/2 (h2c)", ""))
 	add("thresholds", strings.Join(c.Thresholds, ", "))
-	add("allowed rules", joinNames(c.Allow))
+	add("allowed rules", measure.JoinNames(c.Allow))
 	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		add(k, c.Extra[k])
 	}
