@@ -89,15 +89,7 @@ func gateDef(name string) (measure.Def, string, bool) {
 }
 
 // knownNames lists every name a threshold can check, for errors.
-func knownNames() string {
-	var names []string
-	for _, d := range measure.Registry() {
-		if d.Judged() {
-			names = append(names, string(d.Name))
-		}
-	}
-	return strings.Join(names, ", ")
-}
+func knownNames() string { return measure.JoinNames(measure.Metrics(measure.Def.Judged)) }
 
 // Selector names what a check measures: a metric, an optional scope and a statistic.
 type Selector struct {
