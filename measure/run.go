@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -318,6 +319,12 @@ type MetricSummary struct {
 	Max   int64   `json:"max_us"`
 	Mean  float64 `json:"mean_us"`
 }
+
+// Ms formats microseconds as milliseconds with microsecond resolution ("1.250").
+func Ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+
+// Pct formats a fraction as a percentage with three decimals ("0.100%").
+func Pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
 
 // Stat is the statistic named name (min, p50, …, p99.9, max, mean); 0 for another name.
 func (m MetricSummary) Stat(name string) float64 {

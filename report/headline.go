@@ -84,7 +84,7 @@ func errorsLine(c measure.Counters) string {
 			parts = append(parts, fmt.Sprintf("%s %d", o, k))
 		}
 	}
-	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, Pct(c.ErrorRate()), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, measure.Pct(c.ErrorRate()), strings.Join(parts, ", "))
 }
 
 // violationsLine counts the violations, by rule, most frequent first; allowed rules marked.

@@ -25,13 +25,7 @@ type Table struct {
 	Right  []bool // numeric columns, right-aligned in Markdown and HTML
 }
 
-func ms(us int64) string { return Ms(float64(us)) }
-
-// Ms formats microseconds as milliseconds with microsecond resolution ("1.250").
-func Ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
-
-// Pct formats a fraction as a percentage with three decimals ("0.100%").
-func Pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
+func ms(us int64) string { return measure.Ms(float64(us)) }
 
 // Count formats a count.
 func Count(v int64) string { return strconv.FormatInt(v, 10) }
@@ -119,7 +113,7 @@ func metricsTable(s *measure.Summary) Table {
 
 // statCells are m's count and statistics in ms, as the latency tables show them.
 func statCells(m measure.MetricSummary) []string {
-	return []string{Count(m.Count), ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), Ms(m.Mean)}
+	return []string{Count(m.Count), ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), measure.Ms(m.Mean)}
 }
 
 // overviewMetricsTable is each metric over every scenario and dialect.
@@ -160,7 +154,7 @@ func tokensTable(s *measure.Summary) Table {
 	g := tk.Goodput
 	row("goodput SLOs (per session)", cmp.Or(strings.Join(g.SLOs, ", "), "none given: every successful session"))
 	row("goodput sessions (succeeded, every SLO met)", fmt.Sprintf("%d of %d judged", g.Sessions, g.Judged))
-	row("goodput share", Pct(g.Share))
+	row("goodput share", measure.Pct(g.Share))
 	row("goodput sessions/s", strconv.FormatFloat(g.PerSecond, 'f', 2, 64))
 	return t
 }
@@ -185,7 +179,7 @@ func countersTable(s *measure.Summary) Table {
 		row(fmt.Sprintf("http_error: HTTP %d", code), Count(c.HTTPErrors[code]))
 	}
 	row("errors (sessions with an error outcome)", Count(c.Errors()))
-	row("error rate", Pct(c.ErrorRate()))
+	row("error rate", measure.Pct(c.ErrorRate()))
 	row("frames", Count(c.Frames))
 	row("bytes", Count(c.Bytes))
 	row("late starts", Count(c.LateStarts))

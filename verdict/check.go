@@ -189,13 +189,13 @@ func (s Selector) matches(m measure.MetricSummary) bool {
 func (s Selector) format(v float64, percent bool) string {
 	switch k := s.def.Kind; {
 	case k == measure.KindLatency, k == measure.KindDialectMeasure && s.unit == measure.MeasureKindLatency:
-		return msf(v) + " ms"
+		return measure.Ms(v) + " ms"
 	case k == measure.KindRate:
 		return strconv.FormatFloat(v/measure.RateScale, 'f', 1, 64) + " tokens/s"
 	case k == measure.KindThroughput:
 		return strconv.FormatFloat(v, 'f', 1, 64) + " tokens/s"
 	case percent:
-		return pct(v)
+		return measure.Pct(v)
 	default:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
@@ -271,7 +271,7 @@ func (k keyChange) label() string {
 	if k.base > 0 {
 		change = fmt.Sprintf("%+.1f%%", (k.cur-k.base)/k.base*100)
 	}
-	return fmt.Sprintf("%s/%s %s (%s → %s ms)", k.key.Scenario, k.key.Dialect, change, msf(k.base), msf(k.cur))
+	return fmt.Sprintf("%s/%s %s (%s → %s ms)", k.key.Scenario, k.key.Dialect, change, measure.Ms(k.base), measure.Ms(k.cur))
 }
 
 // Evaluate compares current with baseline key by key (scenario × dialect), as a mix's merged
@@ -281,7 +281,7 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 	c := Check{Name: g.Expr, Source: "regression", Measured: nan()}
 	allowance := "+" + strconv.FormatFloat(g.MaxPercent, 'f', -1, 64) + "%"
 	if g.Absolute {
-		allowance = "+" + msf(g.MaxIncreaseMicros) + " ms"
+		allowance = "+" + measure.Ms(g.MaxIncreaseMicros) + " ms"
 	}
 	c.Limit = "median key ≤ baseline " + allowance
 	base := map[measure.Key]measure.MetricSummary{}
@@ -403,7 +403,3 @@ func (c Check) Verdict() string {
 	}
 	return "FAIL"
 }
-
-func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
-
-func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
