@@ -44,12 +44,6 @@ func scopeMatches(scope map[string]string, k measure.Key) bool {
 	return true
 }
 
-// Measure returns the selector's value in r, in its unit; an error when there are no samples.
-func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
-	m, err := s.measure(r, percent, &relaxed{})
-	return m.value, err
-}
-
 // sessionCount is what an errors, failed or outcome check counts, less what is judged apart.
 func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule, rel *relaxed) int64 {
 	switch s.def.Name {

@@ -417,7 +417,8 @@ func Value(run *measure.Run, selector string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return sel.Measure(run, false)
+	m, err := sel.measure(run, false, &relaxed{})
+	return m.value, err
 }
 
 // IsLatency tells whether the selector is a latency statistic (its limit in microseconds).
