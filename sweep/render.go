@@ -141,7 +141,8 @@ func (r *Result) latencyTable() report.Table {
 			if !ok {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{st.Step.String(), sweepMetricLabel(m), measure.Ms(p.P50), measure.Ms(p.P90), measure.Ms(p.P95), measure.Ms(p.P99)})
+			label := report.BoolText(m == measure.StreamDuration, "e2e (duration)", string(m))
+			t.Rows = append(t.Rows, []string{st.Step.String(), label, measure.Ms(p.P50), measure.Ms(p.P90), measure.Ms(p.P95), measure.Ms(p.P99)})
 		}
 	}
 	return t

@@ -138,13 +138,6 @@ func (p Percentiles) values() [4]float64 { return [4]float64{p.P50, p.P90, p.P95
 var LatencyMetrics = []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency,
 	measure.TimePerOutputToken, measure.StreamDuration, measure.FirstChunk}
 
-func sweepMetricLabel(m measure.Metric) string {
-	if m == measure.StreamDuration {
-		return "e2e (duration)"
-	}
-	return string(m)
-}
-
 // Objectives are a sweep's SLOs, judged on overhead where recorded (verdict.OnOverhead).
 type Objectives struct {
 	SLOs []verdict.Threshold

@@ -234,7 +234,8 @@ func defaultChecks(run *measure.Run, rel *relaxed) []Check {
 func integrityChecks(s *measure.Summary) []Check {
 	var out []Check
 	check := func(name string, pass bool, detail string) {
-		c := Check{Name: name, Source: sourceRun, Value: boolWord(pass), Limit: "yes", Pass: pass, Measured: nan()}
+		c := Check{Name: name, Source: sourceRun, Value: map[bool]string{true: "yes", false: "no"}[pass], Limit: "yes", Pass: pass,
+			Measured: nan()}
 		if !pass {
 			c.Detail = detail
 		}
@@ -252,13 +253,6 @@ func integrityChecks(s *measure.Summary) []Check {
 	check("ran to its planned end", stopped == "", stopped)
 	check("post-run checks passed", len(s.Judging.PostRun) == 0, strings.Join(s.Judging.PostRun, "; "))
 	return out
-}
-
-func boolWord(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 // outcomeBreakdown lists the error outcomes counted, as NAME×COUNT, with HTTP statuses.
