@@ -202,12 +202,8 @@ var compare = map[string]func(v, limit float64) bool{
 	">": func(v, l float64) bool { return v > l },
 }
 
-// Evaluate checks t against r; no samples fail, never pass silently.
-func (t Threshold) Evaluate(r *measure.Run, source string) Check {
-	return t.evaluate(r, source, &relaxed{})
-}
-
-// evaluate is Evaluate leaving out of errors and violations what rel judges by name.
+// evaluate checks t against r, leaving out of errors and violations what rel judges by name; no
+// samples fail, never pass silently.
 func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	c := Check{Name: t.Expr, Source: source, Limit: t.Op + " " + t.Selector.format(t.Limit, t.Percent)}
 	m, err := t.Selector.measure(r, t.Percent, rel)
