@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/verdict"
@@ -408,4 +409,12 @@ func IsDir(dir string) bool {
 	_, errSweep := os.Stat(filepath.Join(dir, JSONFile))
 	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))
 	return errSweep == nil && errRun != nil
+}
+
+// ID is a sweep's id: runID when given, else "sweep-" and the UTC time now.
+func ID(runID string, now time.Time) string {
+	if runID != "" {
+		return runID
+	}
+	return "sweep-" + now.UTC().Format("20060102-150405")
 }

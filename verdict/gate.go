@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
@@ -275,4 +276,16 @@ func outcomeBreakdown(c measure.Counters, except []measure.Outcome) string {
 // DefaultChecks are the checks every run is judged by unless a threshold names their measure.
 func DefaultChecks() []string {
 	return []string{"violations==0", "errors==0", "leaks==0", "dropped_starts==0"}
+}
+
+// ErrIncomplete is Judge's error for a snapshot of a run, which no check can judge.
+var ErrIncomplete = errors.New("the run is incomplete")
+
+func checkComplete(role string, r *measure.Run) error {
+	if r == nil || !r.Summary.Incomplete {
+		return nil
+	}
+	return fmt.Errorf("%s run %s: %w (its %s says \"incomplete\": true): a snapshot taken %s into the run, at %s UTC, when the run was killed or still running; the gate judges finished runs only",
+		role, r.Summary.RunID, ErrIncomplete, measure.SummaryFile,
+		r.Summary.Ended.Sub(r.Summary.Started).Round(time.Second), r.Summary.Ended.UTC().Format(time.TimeOnly))
 }
