@@ -37,6 +37,13 @@ const (
 // FigureWidth is every figure's width: 960 pixels at 96 dpi.
 const FigureWidth = 10 * vg.Inch
 
+// Figure draws itself on a canvas of Width × Height, written as Name.png and Name.svg.
+type Figure struct {
+	Name          string
+	Width, Height vg.Length
+	Draw          func(c draw.Canvas)
+}
+
 // encode renders f as "png" or "svg" (fonts named, not embedded, to keep files small).
 func (f Figure) encode(format string) ([]byte, error) {
 	var c vg.CanvasWriterTo

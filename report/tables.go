@@ -1,6 +1,7 @@
 // Package report turns a run's saved results into what people read: plots, report.html,
-// report.md, a comparison of two runs and the CI gate; its kit (kit.go) draws the sweep's
-// report too. Its output is a function of the saved run alone (no current time, sorted keys).
+// report.md, a comparison of two runs and the CI gate; its kit (Figure, NewPlot, LineStyle, the
+// ticks, Table) draws the sweep's report too. Its output is a function of the saved run alone
+// (no current time, sorted keys).
 package report
 
 import (
