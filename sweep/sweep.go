@@ -139,11 +139,6 @@ func (p Percentiles) values() [4]float64 { return [4]float64{p.P50, p.P90, p.P95
 var LatencyMetrics = []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency,
 	measure.TimePerOutputToken, measure.StreamDuration, measure.FirstChunk}
 
-// Objectives are a sweep's SLOs, judged on overhead where recorded (verdict.OnOverhead).
-type Objectives struct {
-	SLOs []verdict.Threshold
-}
-
 // Result is a whole sweep and what it found.
 type Result struct {
 	SLOs       []string     `json:"slos"`
@@ -175,7 +170,7 @@ const DefaultRateSteps = 5
 // step (one client) and a throughput step (throughputClients) bound the request rates, then n
 // open-loop steps run evenly spaced strictly between; it stops at the first error, or when the
 // throughput step is no faster than the synchronous one.
-func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
+func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*Result, error) {
 	if n < 1 || throughputClients < 2 {
 		return nil, fmt.Errorf("a rate sweep needs at least 1 step and 2 throughput clients, got %d and %d", n, throughputClients)
 	}
@@ -183,7 +178,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 	var results []StepResult
 	done := func(err error) (*Result, error) {
 		slices.SortStableFunc(results, func(a, b StepResult) int { return cmp.Compare(a.rateOrder(), b.rateOrder()) })
-		res := Analyze(results, obj)
+		res := Analyze(results, slos)
 		res.RateSweep = info
 		return res, err
 	}
@@ -192,7 +187,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 		if err != nil {
 			return 0, fmt.Errorf("step %s: %w", st, err)
 		}
-		r := JudgeStep(st, run, obj)
+		r := JudgeStep(st, run, slos)
 		results = append(results, r)
 		if math.IsNaN(r.RequestsPerSecond) || r.RequestsPerSecond <= 0 {
 			return 0, fmt.Errorf("step %s completed no request: no rate to sweep from", st)
@@ -220,7 +215,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 		info.Rates = append(info.Rates, rate)
 		steps = append(steps, Step{Rate: rate})
 	}
-	open, err := Run(steps, runStep, obj)
+	open, err := Run(steps, runStep, slos)
 	results = append(results, open.Steps...)
 	return done(err)
 }
@@ -245,20 +240,20 @@ func (r StepResult) rateOrder() float64 {
 }
 
 // Run runs and judges each step and finds the knee, stopping at the first runStep error.
-func Run(steps []Step, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
+func Run(steps []Step, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*Result, error) {
 	var results []StepResult
 	for _, st := range steps {
 		run, err := runStep(st)
 		if err != nil {
-			return Analyze(results, obj), fmt.Errorf("step %s: %w", st, err)
+			return Analyze(results, slos), fmt.Errorf("step %s: %w", st, err)
 		}
-		results = append(results, JudgeStep(st, run, obj))
+		results = append(results, JudgeStep(st, run, slos))
 	}
-	return Analyze(results, obj), nil
+	return Analyze(results, slos), nil
 }
 
-// Rejudge judges the sweep saved in dir again, against obj's SLOs (none: its own).
-func Rejudge(dir string, obj Objectives) (*Result, error) {
+// Rejudge judges the sweep saved in dir again, against slos (none: its own).
+func Rejudge(dir string, slos []verdict.Threshold) (*Result, error) {
 	data, err := os.ReadFile(filepath.Join(dir, JSONFile))
 	if err != nil {
 		return nil, fmt.Errorf("read sweep: %w", err)
@@ -267,13 +262,13 @@ func Rejudge(dir string, obj Objectives) (*Result, error) {
 	if err := json.Unmarshal(data, &saved); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, JSONFile), err)
 	}
-	if len(obj.SLOs) == 0 {
+	if len(slos) == 0 {
 		for _, expr := range saved.SLOs {
 			t, err := verdict.ParseThreshold(expr)
 			if err != nil {
 				return nil, fmt.Errorf("%s: slos: %w", filepath.Join(dir, JSONFile), err)
 			}
-			obj.SLOs = append(obj.SLOs, t)
+			slos = append(slos, t)
 		}
 	}
 	var steps []StepResult
@@ -282,15 +277,15 @@ func Rejudge(dir string, obj Objectives) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("step %s: %w", st.Step, err)
 		}
-		steps = append(steps, JudgeStep(st.Step, run, obj))
+		steps = append(steps, JudgeStep(st.Step, run, slos))
 	}
-	res := Analyze(steps, obj)
+	res := Analyze(steps, slos)
 	res.RateSweep = saved.RateSweep
 	return res, nil
 }
 
 // JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds.
-func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
+func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
 		RequestsPerSecond: math.NaN(), GoodputPerSecond: math.NaN()}
@@ -298,11 +293,11 @@ func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
 	// Named as the overhead, by which the table and plot tell the two apart.
-	slos := make([]verdict.Threshold, len(obj.SLOs))
-	for i, t := range obj.SLOs {
-		slos[i], _ = verdict.OnOverhead(t, run)
+	judged := make([]verdict.Threshold, len(slos))
+	for i, t := range slos {
+		judged[i], _ = verdict.OnOverhead(t, run)
 	}
-	res, err := verdict.Judge(run, verdict.Config{Thresholds: slos})
+	res, err := verdict.Judge(run, verdict.Config{Thresholds: judged})
 	if err != nil {
 		r.Pass, r.Failures = false, []string{err.Error()}
 	} else {
@@ -358,8 +353,7 @@ func overBy(c verdict.Check, t verdict.Threshold) float64 {
 
 // Analyze finds the knee, the first failing step and what broke there; without an SLO, no
 // knee (the defaults say whether a step ran cleanly, not what load is too much).
-func Analyze(steps []StepResult, obj Objectives) *Result {
-	slos := obj.SLOs
+func Analyze(steps []StepResult, slos []verdict.Threshold) *Result {
 	r := &Result{Steps: steps, Knee: -1, BrokenAt: -1}
 	for j, s := range slos {
 		r.SLOs = append(r.SLOs, s.Expr)

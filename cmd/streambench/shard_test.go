@@ -220,8 +220,8 @@ func TestShardedRunMergesToTheSingleRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	slos := []verdict.Threshold{slo}
-	step := sweep.JudgeStep(sweep.Step{Clients: 8}, m, sweep.Objectives{SLOs: slos})
-	if err := sweep.Analyze([]sweep.StepResult{step}, sweep.Objectives{SLOs: slos}).Write(sweepDir); err != nil {
+	step := sweep.JudgeStep(sweep.Step{Clients: 8}, m, slos)
+	if err := sweep.Analyze([]sweep.StepResult{step}, slos).Write(sweepDir); err != nil {
 		t.Fatal(err)
 	}
 	var sweepOut bytes.Buffer
