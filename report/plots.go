@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -103,10 +104,7 @@ func WriteFigures(dir string, figs []Figure) ([][]byte, error) {
 
 // runFigures builds every plot that has something to show; notes stand for the others.
 func runFigures(r *measure.Run) (figs []Figure, notes []string) {
-	hs := r.Histograms
-	if hs == nil {
-		hs = measure.NewHistograms()
-	}
+	hs := cmp.Or(r.Histograms, measure.NewHistograms())
 	colors := colorsOf(hs)
 	for _, m := range []spectrumModel{
 		overviewModel(hs),

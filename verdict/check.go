@@ -208,7 +208,7 @@ func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	c := Check{Name: t.Expr, Source: source, Limit: t.Op + " " + t.Selector.format(t.Limit, t.Percent)}
 	m, err := t.Selector.measure(r, t.Percent, rel)
 	if err != nil {
-		c.Value, c.Detail, c.Measured = "n/a", err.Error(), nan()
+		c.Value, c.Detail, c.Measured = "n/a", err.Error(), math.NaN()
 		return c
 	}
 	c.Measured = m.value
@@ -268,7 +268,7 @@ func (k keyChange) label() string {
 // percentiles hide all but its slowest scenario. It fails when the median key is over the
 // allowance, or any key with enough samples to be trusted alone; no common key fails.
 func (g Regression) Evaluate(current, baseline *measure.Run) Check {
-	c := Check{Name: g.Expr, Source: "regression", Measured: nan()}
+	c := Check{Name: g.Expr, Source: "regression", Measured: math.NaN()}
 	allowance := "+" + strconv.FormatFloat(g.MaxPercent, 'f', -1, 64) + "%"
 	if g.Absolute {
 		allowance = "+" + measure.Ms(g.MaxIncreaseMicros) + " ms"
@@ -344,8 +344,6 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 	}
 	return c
 }
-
-func nan() float64 { return math.NaN() }
 
 // violationBreakdown lists the counted rules' violations as RULE×COUNT, most first.
 func violationBreakdown(s *measure.Summary, except []protocol.Rule) string {

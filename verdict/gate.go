@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -265,7 +266,7 @@ func integrityChecks(s *measure.Summary) []Check {
 	var out []Check
 	check := func(name string, pass bool, detail string) {
 		c := Check{Name: name, Source: sourceRun, Value: map[bool]string{true: "yes", false: "no"}[pass], Limit: "yes", Pass: pass,
-			Measured: nan()}
+			Measured: math.NaN()}
 		if !pass {
 			c.Detail = detail
 		}
