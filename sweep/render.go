@@ -285,10 +285,8 @@ img { max-width: 100%; border: 1px solid #eee; }
 
 // figure plots ttfc and the failures against load, with the SLOs' limits and the knee.
 func (r *Result) figure() report.Figure {
-	loadLabel := "virtual users (closed loop)"
-	if len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0 {
-		loadLabel = "sessions per second (open loop)"
-	}
+	openLoop := len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0
+	loadLabel := report.BoolText(openLoop, "sessions per second (open loop)", "virtual users (closed loop)")
 	if r.RateSweep != nil {
 		loadLabel = "sessions per second (synchronous and throughput: measured)"
 	}

@@ -43,11 +43,7 @@ func (s Step) Load() float64 {
 // String names the step: "250 clients", "50/s" or "throughput (64 clients)".
 func (s Step) String() string {
 	if s.Profile != "" {
-		unit := " clients)"
-		if s.Clients == 1 {
-			unit = " client)"
-		}
-		return s.Profile + " (" + strconv.Itoa(s.Clients) + unit
+		return s.Profile + " (" + strconv.Itoa(s.Clients) + map[bool]string{true: " client)", false: " clients)"}[s.Clients == 1]
 	}
 	if s.Rate > 0 {
 		return strconv.FormatFloat(s.Rate, 'f', -1, 64) + "/s"

@@ -124,11 +124,7 @@ type ThresholdError struct {
 }
 
 func (e *ThresholdError) Error() string {
-	what := "threshold"
-	if e.SLO {
-		what = "goodput SLO"
-	}
-	return fmt.Sprintf("%s %q: %s", what, e.Expr, e.Reason)
+	return fmt.Sprintf("%s %q: %s", map[bool]string{true: "goodput SLO", false: "threshold"}[e.SLO], e.Expr, e.Reason)
 }
 
 // parser reads one expression of the language.
