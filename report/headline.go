@@ -66,10 +66,7 @@ func cpuLine(s *measure.Summary) string {
 	if s.MachineCores > 0 {
 		text += fmt.Sprintf(" (of %d)", s.MachineCores)
 	}
-	if len(saturated) > 0 {
-		return text + "; saturated: " + strings.Join(saturated, ", ")
-	}
-	return text + "; none saturated"
+	return text + BoolText(len(saturated) > 0, "; saturated: "+strings.Join(saturated, ", "), "; none saturated")
 }
 
 // errorsLine counts the sessions with an error outcome, their share and the outcomes.

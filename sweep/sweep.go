@@ -33,12 +33,7 @@ const (
 )
 
 // Load is the step's size on the sweep's axis.
-func (s Step) Load() float64 {
-	if s.Rate > 0 {
-		return s.Rate
-	}
-	return float64(s.Clients)
-}
+func (s Step) Load() float64 { return cmp.Or(s.Rate, float64(s.Clients)) }
 
 // String names the step: "250 clients", "50/s" or "throughput (64 clients)".
 func (s Step) String() string {
