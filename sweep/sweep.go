@@ -279,7 +279,7 @@ func Rejudge(dir string, slos []verdict.Threshold) (*Result, error) {
 func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
-		RequestsPerSecond: math.NaN(), GoodputPerSecond: math.NaN()}
+		RequestsPerSecond: math.NaN(), GoodputPerSecond: math.NaN(), Latency: map[measure.Metric]Percentiles{}}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
@@ -315,9 +315,6 @@ func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 		p := Percentiles{P50: at("p50"), P90: at("p90"), P95: at("p95"), P99: at("p99")}
 		if v := p.values(); slices.ContainsFunc(v[:], math.IsNaN) {
 			continue
-		}
-		if r.Latency == nil {
-			r.Latency = map[measure.Metric]Percentiles{}
 		}
 		r.Latency[m] = p
 	}
