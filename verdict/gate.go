@@ -186,7 +186,7 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 		}
 		given = append(given, sourced{t, sourceMix})
 	}
-	var rel relaxed
+	rel := relaxed{named: map[measure.Metric]bool{}}
 	for _, g := range given {
 		rel.note(g.t.Selector)
 	}
@@ -281,9 +281,6 @@ type relaxed struct {
 }
 
 func (r *relaxed) note(s Selector) {
-	if r.named == nil {
-		r.named = map[measure.Metric]bool{}
-	}
 	switch name := s.def.Name; {
 	case name == measure.Violations && s.Scope["rule"] != "":
 		r.rules = append(r.rules, protocol.Rule(s.Scope["rule"]))
