@@ -261,9 +261,7 @@ func (h *Histograms) Set(k Key, hist *hdrhistogram.Histogram) (dropped int64) {
 
 // Keys returns every key with a histogram, sorted by Key.Compare.
 func (h *Histograms) Keys() []Key {
-	keys := slices.Collect(maps.Keys(h.byKey))
-	slices.SortFunc(keys, Key.Compare)
-	return keys
+	return slices.SortedFunc(maps.Keys(h.byKey), Key.Compare)
 }
 
 // Len is the number of histograms in the set.

@@ -482,9 +482,8 @@ func (s *Summary) ViolationsExcept(allowed []protocol.Rule) int64 {
 // RulesByCount lists the rules of Violations, most violated first, then by name.
 func (s *Summary) RulesByCount() []protocol.Rule {
 	v := s.Violations
-	rules := slices.Collect(maps.Keys(v))
-	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
-	return rules
+	mostFirst := func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) }
+	return slices.SortedFunc(maps.Keys(v), mostFirst)
 }
 
 // FailedLeaks counts leaks over their tolerance.
