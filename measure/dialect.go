@@ -52,9 +52,3 @@ func MergeMeasureInfos(a, b []MeasureInfo) []MeasureInfo {
 func (s *Summary) Measure(name string) (MeasureInfo, bool) {
 	return find(s.Measures, func(m MeasureInfo) bool { return m.Name == name })
 }
-
-// IsCount tells whether metric m is a dialect measure of kind count in this run.
-func (s *Summary) IsCount(m Metric) bool {
-	info, ok := s.Measure(string(m))
-	return ok && info.Kind == MeasureKindCount
-}

@@ -39,7 +39,7 @@ func TestDialectMeasures(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	if !back.IsCount("children_per_run") || back.IsCount("child_ttfd") || back.IsCount(FirstChunk) {
+	if !reflect.DeepEqual(back.Measures, s.Measures) {
 		t.Errorf("kinds lost in summary.json: %s", raw)
 	}
 }

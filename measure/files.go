@@ -203,16 +203,7 @@ func ReadRun(dir string) (*Run, error) {
 	if len(r.Summary.Overall) == 0 && r.Histograms.Len() > 0 {
 		r.Summary.Overall = SummarizeOverall(r.Histograms)
 	}
-	if err := readOptional(dir, TimelineFile, func(f io.Reader) (err error) {
-		r.Timeline, err = readTimeline(f)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	if err := readOptional(dir, SamplesFile, func(f io.Reader) (err error) {
-		r.Samples, err = readSamples(f)
-		return err
-	}); err != nil {
+	if err := cmp.Or(readOptional(dir, TimelineFile, r.readTimeline), readOptional(dir, SamplesFile, r.readSamples)); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -220,20 +211,14 @@ func ReadRun(dir string) (*Run, error) {
 
 // readHistograms reads dir's histograms.hlog (empty when missing) and checks it against s.
 func readHistograms(dir string, s *Summary) (*Histograms, error) {
-	h, hlog := NewHistograms(), false
-	if err := readOptional(dir, HistogramsFile, func(f io.Reader) (err error) {
-		hlog = true
-		h, err = ReadLog(f)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	if hlog {
-		if err := checkHistograms(s, h); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, HistogramsFile), err)
+	h := NewHistograms()
+	err := readOptional(dir, HistogramsFile, func(f io.Reader) (err error) {
+		if h, err = ReadLog(f); err != nil {
+			return err
 		}
-	}
-	return h, nil
+		return checkHistograms(s, h)
+	})
+	return h, err
 }
 
 // checkHistograms checks that h holds what s has figures for: a cut or alien hlog would be
@@ -389,61 +374,61 @@ func readOptional(dir, name string, read func(io.Reader) error) error {
 	return nil
 }
 
-func readTimeline(r io.Reader) ([]TimelinePoint, error) {
-	cr := csv.NewReader(r)
+// readTimeline reads timeline.csv into r.Timeline.
+func (r *Run) readTimeline(f io.Reader) error {
+	cr := csv.NewReader(f)
 	cr.FieldsPerRecord = len(timelineHeader)
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if strings.Join(header, ",") != strings.Join(timelineHeader, ",") {
-		return nil, fmt.Errorf("line 1: header %q, want %q", strings.Join(header, ","), strings.Join(timelineHeader, ","))
+		return fmt.Errorf("line 1: header %q, want %q", strings.Join(header, ","), strings.Join(timelineHeader, ","))
 	}
-	var out []TimelinePoint
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		line, _ := cr.FieldPos(0)
 		var v [7]int64
 		for i, field := range rec {
 			v[i], err = strconv.ParseInt(field, 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: column %s: %q is not an integer", line, timelineHeader[i], field)
+				return fmt.Errorf("line %d: column %s: %q is not an integer", line, timelineHeader[i], field)
 			}
 		}
-		out = append(out, TimelinePoint{Second: int(v[0]), Active: v[1], Started: v[2], Completed: v[3],
+		r.Timeline = append(r.Timeline, TimelinePoint{Second: int(v[0]), Active: v[1], Started: v[2], Completed: v[3],
 			Frames: v[4], Errors: v[5], Violations: v[6]})
 	}
 }
 
-func readSamples(r io.Reader) ([]ViolationSample, error) {
-	br := bufio.NewReader(r)
-	var out []ViolationSample
+// readSamples reads violations.jsonl into r.Samples.
+func (r *Run) readSamples(f io.Reader) error {
+	br := bufio.NewReader(f)
 	for line := 1; ; line++ {
 		text, err := br.ReadBytes('\n')
 		if le := (*LimitError)(nil); errors.As(err, &le) {
-			return nil, err
+			return err
 		}
 		if len(bytes.TrimSpace(text)) > 0 {
 			var s ViolationSample
 			if jerr := json.Unmarshal(text, &s); jerr != nil {
-				return nil, fmt.Errorf("line %d: %w", line, jerr)
+				return fmt.Errorf("line %d: %w", line, jerr)
 			}
-			out = append(out, s)
+			r.Samples = append(r.Samples, s)
 		}
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return fmt.Errorf("line %d: %w", line, err)
 		}
 	}
 }

@@ -281,27 +281,11 @@ func (h *Histograms) Set(k Key, hist *hdrhistogram.Histogram) (dropped int64) {
 
 // Keys returns every key with a histogram, sorted by Key.Compare.
 func (h *Histograms) Keys() []Key {
-	keys := slices.Collect(maps.Keys(h.byKey))
-	slices.SortFunc(keys, Key.Compare)
-	return keys
+	return slices.SortedFunc(maps.Keys(h.byKey), Key.Compare)
 }
 
 // Len is the number of histograms in the set.
 func (h *Histograms) Len() int { return len(h.byKey) }
-
-// Equal reports whether both sets hold the same keys with equal histograms.
-func (h *Histograms) Equal(o *Histograms) bool {
-	if h.Len() != o.Len() {
-		return false
-	}
-	for k, a := range h.byKey {
-		b := o.byKey[k]
-		if b == nil || !a.toDense().Equals(b.toDense()) {
-			return false
-		}
-	}
-	return true
-}
 
 // WriteLog writes the set as an HdrHistogram interval log, an interval per key.
 func (h *Histograms) WriteLog(w io.Writer, start time.Time) error {

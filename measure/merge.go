@@ -211,14 +211,7 @@ func mustAgree(s *Summary) [][2]string {
 }
 
 // unordered is a list whose order does not matter as text to compare: sorted, joined.
-func unordered[T ~string](list []T) string {
-	s := make([]string, len(list))
-	for i, v := range list {
-		s[i] = string(v)
-	}
-	slices.Sort(s)
-	return strings.Join(s, ", ")
-}
+func unordered[T ~string](list []T) string { return JoinNames(slices.Sorted(slices.Values(list))) }
 
 // goodputSLOs are the SLOs a run's goodput was judged by.
 func goodputSLOs(s *Summary) []string {
@@ -267,28 +260,25 @@ func addMaps[K comparable](x, y map[K]int64) map[K]int64 {
 
 // mergeTimelines sums the shards' seconds on the wall clock, counted from start.
 func mergeTimelines(shards []ShardRun, start time.Time) []TimelinePoint {
-	bySecond := map[int]*TimelinePoint{}
+	bySecond := map[int]TimelinePoint{}
 	for _, sh := range shards {
 		origin := sh.Run.Summary.Started.Add(sh.Run.Summary.Shard.LateBy)
 		offset := int(origin.Sub(start).Round(time.Second) / time.Second)
 		for _, p := range sh.Run.Timeline {
-			sec := p.Second + offset
-			m := bySecond[sec]
-			if m == nil {
-				m = &TimelinePoint{Second: sec}
-				bySecond[sec] = m
-			}
+			m := bySecond[p.Second+offset]
+			m.Second = p.Second + offset
 			m.Active += p.Active
 			m.Started += p.Started
 			m.Completed += p.Completed
 			m.Frames += p.Frames
 			m.Errors += p.Errors
 			m.Violations += p.Violations
+			bySecond[m.Second] = m
 		}
 	}
 	out := make([]TimelinePoint, 0, len(bySecond))
 	for _, sec := range slices.Sorted(maps.Keys(bySecond)) {
-		out = append(out, *bySecond[sec])
+		out = append(out, bySecond[sec])
 	}
 	return out
 }

@@ -6,12 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/streambench/streambench/protocol"
 )
+
+// EqualHistograms tells whether a and b hold the same keys with equal histograms (for the
+// tests of this package, measure_test's too).
+func EqualHistograms(a, b *Histograms) bool {
+	return slices.EqualFunc(a.Keys(), b.Keys(), func(x, y Key) bool { return x == y && a.Get(x).Equals(b.Get(y)) })
+}
 
 // shardRuns makes count shards of one run with seeded latencies, and the histograms of all
 // their values recorded into one set.
@@ -98,7 +105,7 @@ func TestMergeIsLossless(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := ReadRun(dir)
-	if err != nil || !back.Histograms.Equal(all) || len(back.Summary.Shards) != 4 {
+	if err != nil || !EqualHistograms(back.Histograms, all) || len(back.Summary.Shards) != 4 {
 		t.Fatalf("read back: %v", err)
 	}
 }
@@ -106,7 +113,7 @@ func TestMergeIsLossless(t *testing.T) {
 // sameHistograms fails t unless got holds want's histograms: every count and percentile.
 func sameHistograms(t *testing.T, got, want *Histograms) {
 	t.Helper()
-	if !got.Equal(want) {
+	if !EqualHistograms(got, want) {
 		t.Fatal("merged histograms differ from the histograms of all values")
 	}
 	for _, k := range want.Keys() {

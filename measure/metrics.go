@@ -2,7 +2,6 @@ package measure
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -170,22 +169,19 @@ const MaxRate = int64(time.Hour / time.Microsecond)
 // IsRate tells whether m's histogram holds a rate (×RateScale) rather than microseconds.
 func (m Metric) IsRate() bool { return m.Def().Kind == KindRate }
 
-// Overhead is the overhead metric of a scripted latency (ttfc → ttfc.overhead).
-func (m Metric) Overhead() (Metric, bool) {
-	o := m.Def().Overhead
-	return o, o != ""
-}
-
-// AllMetrics returns every metric recorded as histograms, in report order.
-func AllMetrics() []Metric {
+// Metrics lists the metrics keep accepts, in report order.
+func Metrics(keep func(Def) bool) []Metric {
 	var out []Metric
 	for _, d := range registry {
-		if d.Kind.Histogram() {
+		if keep(d) {
 			out = append(out, d.Name)
 		}
 	}
 	return out
 }
+
+// AllMetrics returns every metric recorded as histograms, in report order.
+func AllMetrics() []Metric { return Metrics(func(d Def) bool { return d.Kind.Histogram() }) }
 
 // Rank orders metrics for display: known metrics in report order, unknown ones after, by name.
 func (m Metric) Rank() int {
@@ -197,11 +193,5 @@ func (m Metric) Rank() int {
 
 // SessionSLOMetricNames lists the metrics a goodput SLO can name, comma-separated.
 func SessionSLOMetricNames() string {
-	var names []string
-	for _, d := range registry {
-		if d.PerSession {
-			names = append(names, string(d.Name))
-		}
-	}
-	return strings.Join(names, ", ")
+	return JoinNames(Metrics(func(d Def) bool { return d.PerSession }))
 }

@@ -1,12 +1,15 @@
 package measure
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Outcome is how one session ended: exactly one per session started, from a closed set
-// (docs/PROTOCOLS.md, "Outcomes").
+// (docs/PROTOCOLS.md, "Outcomes", says what each means).
 type Outcome string
 
-// Session outcomes; outcomes says what each means.
+// Session outcomes.
 const (
 	OutcomeCompleted      Outcome = "completed"
 	OutcomeScriptedError  Outcome = "scripted_error"
@@ -21,65 +24,27 @@ const (
 	OutcomeCut            Outcome = "cut"
 )
 
-// outcomes is the closed set in report order.
-var outcomes = []struct {
-	o     Outcome
-	error bool
-	doc   string
-}{
-	{OutcomeCompleted, false, "the stream ended with its terminal"},
-	{OutcomeScriptedError, false, "the provider failure the scenario scripted, as scripted"},
-	{OutcomeAborted, false, "the client aborted or stopped on purpose, as scripted"},
-	{OutcomeInBandError, true, "HTTP 200, then an error frame the script did not plan"},
-	{OutcomeHTTPError, true, "a status other than 200 (and other than the scripted one)"},
-	{OutcomeTransportError, true, "connection, TLS, HTTP framing or read failure"},
-	{OutcomeDecodeError, true, "a line or event over the SSE decoder's limits"},
-	{OutcomeTruncated, true, "the body ended without the dialect's terminal"},
-	{OutcomeStalled, true, "no byte for --idle-timeout"},
-	{OutcomeOverTime, true, "still delivering at --stream-timeout (slow, not hung)"},
-	{OutcomeCut, true, "still delivering when the run ended (grace period or second Ctrl-C); not judged"},
-}
+// outcomes is the closed set in report order; the first three are not errors.
+var outcomes = []Outcome{OutcomeCompleted, OutcomeScriptedError, OutcomeAborted, OutcomeInBandError, OutcomeHTTPError,
+	OutcomeTransportError, OutcomeDecodeError, OutcomeTruncated, OutcomeStalled, OutcomeOverTime, OutcomeCut}
 
 // Outcomes is the closed set, in the order reports list it.
-func Outcomes() []Outcome {
-	out := make([]Outcome, len(outcomes))
-	for i, x := range outcomes {
-		out[i] = x.o
-	}
-	return out
-}
+func Outcomes() []Outcome { return slices.Clone(outcomes) }
 
 // OutcomeNames lists Outcomes comma-separated, for help texts and errors.
-func OutcomeNames() string {
-	names := make([]string, len(outcomes))
-	for i, x := range outcomes {
-		names[i] = string(x.o)
+func OutcomeNames() string { return JoinNames(outcomes) }
+
+// JoinNames joins names with ", ".
+func JoinNames[T ~string](names []T) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(s, ", ")
 }
 
 // IsError tells whether the outcome is a failure of the session by itself (an unknown one is).
-func (o Outcome) IsError() bool {
-	i := o.index()
-	return i < 0 || outcomes[i].error
-}
+func (o Outcome) IsError() bool { return !slices.Contains(outcomes[:3], o) }
 
 // Valid tells whether o is one of Outcomes.
-func (o Outcome) Valid() bool { return o.index() >= 0 }
-
-// Doc says in a few words what the outcome means.
-func (o Outcome) Doc() string {
-	if i := o.index(); i >= 0 {
-		return outcomes[i].doc
-	}
-	return "unknown outcome"
-}
-
-func (o Outcome) index() int {
-	for i, x := range outcomes {
-		if x.o == o {
-			return i
-		}
-	}
-	return -1
-}
+func (o Outcome) Valid() bool { return slices.Contains(outcomes, o) }

@@ -21,29 +21,19 @@ type ProviderRequests struct {
 
 // MergeProviderRequests returns a and b added up per scenario, sorted by scenario.
 func MergeProviderRequests(a, b []ProviderRequests) []ProviderRequests {
-	by := map[string]*ProviderRequests{}
+	by := map[string]ProviderRequests{}
 	for _, list := range [][]ProviderRequests{a, b} {
 		for _, p := range list {
-			sum, ok := by[p.Scenario]
-			if !ok {
-				sum = &ProviderRequests{Scenario: p.Scenario}
-				by[p.Scenario] = sum
-			}
+			sum := by[p.Scenario]
+			sum.Scenario = p.Scenario
 			sum.Sessions += p.Sessions
 			sum.Requests += p.Requests
 			sum.Retries += p.Retries
 			sum.RetriesByStatus = addMaps(sum.RetriesByStatus, p.RetriesByStatus)
+			by[p.Scenario] = sum
 		}
 	}
-	if len(by) == 0 {
-		return nil
-	}
-	out := make([]ProviderRequests, 0, len(by))
-	for _, p := range by {
-		out = append(out, *p)
-	}
-	slices.SortFunc(out, func(x, y ProviderRequests) int { return cmp.Compare(x.Scenario, y.Scenario) })
-	return out
+	return slices.SortedFunc(maps.Values(by), func(x, y ProviderRequests) int { return cmp.Compare(x.Scenario, y.Scenario) })
 }
 
 // RetriesText says which statuses were retried how often, "429 ×2, 503 ×1" ("" for none).

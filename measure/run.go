@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -219,6 +221,36 @@ type ViolationSample struct {
 	Frames   []string      `json:"frames"` // the raw frames of the stream (bounded by the generator)
 }
 
+// Bounds on the frames a run keeps of its violation samples, whatever a target sends: of one
+// frame (the rest is Clipped), of one sample (later frames are counted, not kept), of the run's
+// samples altogether (no further session is replayed).
+const (
+	MaxSampleFrameBytes = 64 << 10
+	MaxSampleBytes      = 256 << 10
+	MaxRunSampleBytes   = 4 << 20
+)
+
+// Clip cuts s to at most limit bytes at a UTF-8 boundary, marking how many were cut.
+func Clip(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	n := max(limit, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("…[clipped: %d of %d bytes cut]", len(s)-n, len(s))
+}
+
+// SampleBytes is the frame bytes s keeps.
+func (s *ViolationSample) SampleBytes() int {
+	n := 0
+	for _, f := range s.Frames {
+		n += len(f)
+	}
+	return n
+}
+
 // Environment is where a run ran.
 type Environment struct {
 	GoVersion   string `json:"go_version"`
@@ -305,6 +337,36 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// WorkloadDiffs lists the workload settings in which b's run differs from a's, as "NAME A → B".
+func WorkloadDiffs(a, b *Summary) []string {
+	var out []string
+	diff := func(name, x, y string) {
+		if x != y {
+			out = append(out, name+" "+cmp.Or(x, "(none)")+" → "+cmp.Or(y, "(none)"))
+		}
+	}
+	ca, cb := a.Config, b.Config
+	diff("clients", strconv.Itoa(ca.Clients), strconv.Itoa(cb.Clients))
+	diff("rate", formatFloat(ca.Rate)+"/s", formatFloat(cb.Rate)+"/s")
+	if ca.Rate > 0 || cb.Rate > 0 {
+		diff("arrival", ca.Arrival, cb.Arrival)
+		diff("max in-flight", strconv.Itoa(ca.MaxInflight), strconv.Itoa(cb.MaxInflight))
+	}
+	diff("stages", ca.Stages, cb.Stages)
+	diff("duration", durationText(ca.Duration), durationText(cb.Duration))
+	diff("sessions", strconv.FormatInt(ca.Sessions, 10), strconv.FormatInt(cb.Sessions, 10))
+	diff("warmup", durationText(ca.Warmup), durationText(cb.Warmup))
+	diff("think time", durationText(ca.ThinkTime), durationText(cb.ThinkTime))
+	diff("mix", ca.Mix, cb.Mix)
+	diff("dialects", strings.Join(ca.Dialects, ","), strings.Join(cb.Dialects, ","))
+	diff("http2", strconv.FormatBool(ca.HTTP2), strconv.FormatBool(cb.HTTP2))
+	diff("faults", strings.Join(ca.Faults, ","), strings.Join(cb.Faults, ","))
+	diff("CPUs", strconv.Itoa(a.Environment.CPUs), strconv.Itoa(b.Environment.CPUs))
+	return out
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
 // MetricSummary is one histogram's statistics, in microseconds.
 type MetricSummary struct {
 	Key
@@ -318,6 +380,12 @@ type MetricSummary struct {
 	Max   int64   `json:"max_us"`
 	Mean  float64 `json:"mean_us"`
 }
+
+// Ms formats microseconds as milliseconds with microsecond resolution ("1.250").
+func Ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
+
+// Pct formats a fraction as a percentage with three decimals ("0.100%").
+func Pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
 
 // Stat is the statistic named name (min, p50, …, p99.9, max, mean); 0 for another name.
 func (m MetricSummary) Stat(name string) float64 {
@@ -414,9 +482,8 @@ func (s *Summary) ViolationsExcept(allowed []protocol.Rule) int64 {
 // RulesByCount lists the rules of Violations, most violated first, then by name.
 func (s *Summary) RulesByCount() []protocol.Rule {
 	v := s.Violations
-	rules := slices.Collect(maps.Keys(v))
-	slices.SortFunc(rules, func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) })
-	return rules
+	mostFirst := func(a, b protocol.Rule) int { return cmp.Or(cmp.Compare(v[b], v[a]), cmp.Compare(a, b)) }
+	return slices.SortedFunc(maps.Keys(v), mostFirst)
 }
 
 // FailedLeaks counts leaks over their tolerance.

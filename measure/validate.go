@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -56,19 +57,8 @@ func (s *Summary) Validate() error {
 }
 
 func (c *Counters) validate() error {
-	for _, f := range []struct {
-		name string
-		v    int64
-	}{
-		{"sessions_started", c.SessionsStarted}, {"sessions_ok", c.SessionsOK}, {"sessions_failed", c.SessionsFailed},
-		{"frames", c.Frames}, {"bytes", c.Bytes}, {"late_starts", c.LateStarts}, {"dropped_starts", c.DroppedStarts},
-		{"record_errors", c.RecordErrors}, {"output_tokens", c.OutputTokens}, {"estimated_tokens", c.EstimatedTokens},
-		{"estimated_token_sessions", c.EstimatedTokenSessions}, {"goodput_sessions", c.GoodputSessions},
-		{"goodput_judged", c.GoodputJudged}, {"turn_requests", c.TurnRequests}, {"warmup_requests", c.WarmupRequests},
-	} {
-		if f.v < 0 {
-			return fmt.Errorf("counters.%s is %d: a count cannot be negative", f.name, f.v)
-		}
+	if name, n := firstNegative(*c); name != "" {
+		return fmt.Errorf("counters.%s is %d: a count cannot be negative", name, n)
 	}
 	if c.WarmupRequests > c.CompletedRequests() {
 		return fmt.Errorf("counters.warmup_requests is %d, more than the %d completed requests", c.WarmupRequests, c.CompletedRequests())
@@ -148,18 +138,23 @@ func (s *Summary) validateCounters() error {
 }
 
 func (m MetricSummary) validate() error {
-	stats := []struct {
-		name string
-		v    int64
-	}{{"count", m.Count}, {"min_us", m.Min}, {"p50_us", m.P50}, {"p90_us", m.P90}, {"p95_us", m.P95},
-		{"p99_us", m.P99}, {"p999_us", m.P999}, {"max_us", m.Max}}
-	for _, f := range stats {
-		if f.v < 0 {
-			return fmt.Errorf("%s is %d: a count or latency cannot be negative", f.name, f.v)
-		}
+	if name, n := firstNegative(m); name != "" {
+		return fmt.Errorf("%s is %d: a count or latency cannot be negative", name, n)
 	}
 	if !(m.Mean >= 0) {
 		return fmt.Errorf("mean_us is %g: a latency cannot be negative", m.Mean)
 	}
 	return nil
+}
+
+// firstNegative is the JSON name and value of the first int64 field of v that is negative.
+func firstNegative(v any) (string, int64) {
+	rv := reflect.ValueOf(v)
+	for i := range rv.NumField() {
+		if f := rv.Field(i); f.Kind() == reflect.Int64 && f.Int() < 0 {
+			name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
+			return name, f.Int()
+		}
+	}
+	return "", 0
 }

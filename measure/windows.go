@@ -16,9 +16,6 @@ const MaxWindows = 60
 // FirstWindow is the width a series starts with.
 const FirstWindow = time.Second
 
-// OverTimeMetrics are the metrics recorded by window.
-var OverTimeMetrics = []Metric{FirstChunk, FirstChunkOverhead, TimeToFirstToken, FirstTokenOverhead}
-
 // Windows is a few metrics' latencies by when they were measured, so a reader sees when the
 // tail came: per metric at most MaxWindows histograms, each Width wide from the run's start.
 // Not safe for concurrent use: keep one per worker and merge them.
@@ -31,9 +28,6 @@ type Windows struct {
 func NewWindows() *Windows {
 	return &Windows{width: FirstWindow, byMetric: map[Metric][]*hdrhistogram.PackedHistogram{}}
 }
-
-// Width is the windows' current width.
-func (w *Windows) Width() time.Duration { return w.width }
 
 // Record adds d to m's window holding at (since the run started), as Histograms.Record does.
 func (w *Windows) Record(m Metric, at, d time.Duration) error {

@@ -47,8 +47,8 @@ func TestWindowsStayBounded(t *testing.T) {
 		}
 	}
 	// 1000 s in at most 60 windows: 1 s doubled until 60 windows cover it, 32 s.
-	if w.Width() != 32*time.Second {
-		t.Errorf("width %v, want 32s", w.Width())
+	if w.width != 32*time.Second {
+		t.Errorf("width %v, want 32s", w.width)
 	}
 	s := w.Series()[0]
 	var n int64

@@ -66,7 +66,7 @@ func Compare(a, b *measure.Run) Comparison {
 	// histogram adds the statistics and the count of m in both runs; name has a %s for each.
 	histogram := func(name string, m measure.Metric, ma, mb measure.MetricSummary, okA, okB bool) {
 		for _, st := range compareStats {
-			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(name, st), Unit: unitOf(m),
+			c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(name, st), Unit: BoolText(m.IsRate(), "tokens/s", "ms"),
 				A: ma.Stat(st) / 1000, B: mb.Stat(st) / 1000, HasA: okA, HasB: okB, NA: ma.Count, NB: mb.Count, stat: st})
 		}
 		c.Rows = append(c.Rows, CompareRow{Name: fmt.Sprintf(name, "count"), A: float64(ma.Count), B: float64(mb.Count), HasA: okA, HasB: okB, stat: "count"})
@@ -114,9 +114,6 @@ func Compare(a, b *measure.Run) Comparison {
 	}
 	return c
 }
-
-// unitOf is the unit of a metric's statistics ÷ 1000: ms, or tokens/s for a rate.
-func unitOf(m measure.Metric) string { return BoolText(m.IsRate(), "tokens/s", "ms") }
 
 func mergedByMetric(r *measure.Run) map[measure.Metric]measure.MetricSummary {
 	out := map[measure.Metric]measure.MetricSummary{}
@@ -201,14 +198,6 @@ func (c Comparison) Largest(n int) []CompareRow {
 	return out
 }
 
-// workloadWarning is the warning for runs whose workloads differ ("" when they do not).
-func (c Comparison) workloadWarning() string {
-	if len(c.WorkloadDiffs) == 0 {
-		return ""
-	}
-	return "the two runs' workloads differ, so their figures are not like for like: " + strings.Join(c.WorkloadDiffs, "; ")
-}
-
 func (c Comparison) largestTable() Table {
 	rows := c.Largest(compareLargest)
 	t := Table{Title: fmt.Sprintf("Largest changes (the %d largest of: p50, p90 and p99 with at least %d values in both runs; errors, violations, leaks, tokens/s, goodput)", compareLargest, compareMinSamples),
@@ -231,7 +220,8 @@ func (c Comparison) write(w io.Writer, st style) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, st.compareNote, st.cell(n))
 	}
-	if warning := c.workloadWarning(); warning != "" {
+	if len(c.WorkloadDiffs) > 0 {
+		warning := "the two runs' workloads differ, so their figures are not like for like: " + strings.Join(c.WorkloadDiffs, "; ")
 		fmt.Fprintf(w, st.warning, st.cell(warning))
 	}
 	fmt.Fprint(w, st.between)

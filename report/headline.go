@@ -66,10 +66,7 @@ func cpuLine(s *measure.Summary) string {
 	if s.MachineCores > 0 {
 		text += fmt.Sprintf(" (of %d)", s.MachineCores)
 	}
-	if len(saturated) > 0 {
-		return text + "; saturated: " + strings.Join(saturated, ", ")
-	}
-	return text + "; none saturated"
+	return text + BoolText(len(saturated) > 0, "; saturated: "+strings.Join(saturated, ", "), "; none saturated")
 }
 
 // errorsLine counts the sessions with an error outcome, their share and the outcomes.
@@ -84,7 +81,7 @@ func errorsLine(c measure.Counters) string {
 			parts = append(parts, fmt.Sprintf("%s %d", o, k))
 		}
 	}
-	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, Pct(c.ErrorRate()), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d of %d sessions (%s): %s", n, c.SessionsStarted, measure.Pct(c.ErrorRate()), strings.Join(parts, ", "))
 }
 
 // violationsLine counts the violations, by rule, most frequent first; allowed rules marked.

@@ -16,7 +16,7 @@ func isDialectMeasure(s *measure.Summary, m measure.Metric) bool {
 }
 
 // measureValue formats a statistic of a dialect measure: ms, or the count.
-func measureValue(count bool, v float64) string { return BoolText(count, float(v), Ms(v)) }
+func measureValue(count bool, v float64) string { return BoolText(count, float(v), measure.Ms(v)) }
 
 // measuresTable lists every dialect measure over every key, then per key.
 func measuresTable(r *measure.Run) Table {

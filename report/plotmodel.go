@@ -95,7 +95,7 @@ func spectrumModelOf(name, title, empty string, hs *measure.Histograms, metrics 
 		m.Empty = empty
 		if values > 0 {
 			// Values were measured, too few for a line: say so, never "none".
-			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", values, joinNames(metrics), minLineSamples)
+			m.Empty = fmt.Sprintf("%d values measured (%s), too few for a line: a line needs %d", values, measure.JoinNames(metrics), minLineSamples)
 		}
 	}
 	return m

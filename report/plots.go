@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -36,6 +37,13 @@ const (
 
 // FigureWidth is every figure's width: 960 pixels at 96 dpi.
 const FigureWidth = 10 * vg.Inch
+
+// Figure draws itself on a canvas of Width × Height, written as Name.png and Name.svg.
+type Figure struct {
+	Name          string
+	Width, Height vg.Length
+	Draw          func(c draw.Canvas)
+}
 
 // encode renders f as "png" or "svg" (fonts named, not embedded, to keep files small).
 func (f Figure) encode(format string) ([]byte, error) {
@@ -96,10 +104,7 @@ func WriteFigures(dir string, figs []Figure) ([][]byte, error) {
 
 // runFigures builds every plot that has something to show; notes stand for the others.
 func runFigures(r *measure.Run) (figs []Figure, notes []string) {
-	hs := r.Histograms
-	if hs == nil {
-		hs = measure.NewHistograms()
-	}
+	hs := cmp.Or(r.Histograms, measure.NewHistograms())
 	colors := colorsOf(hs)
 	for _, m := range []spectrumModel{
 		overviewModel(hs),

@@ -97,8 +97,12 @@ func renderedRun(t *testing.T) string {
 
 func goldenRun(t *testing.T) string {
 	// A results file names rules by ID: report needs no dialect package.
-	return fixture.Write(t, fixture.Options{Seed: 1, Violations: map[protocol.Rule]int64{protocol.RConverge: 3, "R-tool-gate": 1},
-		Leak: true, HTTPErrors: 4})
+	dir := t.TempDir()
+	if err := measure.WriteRun(dir, fixture.Run(t, fixture.Options{Seed: 1, Violations: map[protocol.Rule]int64{protocol.RConverge: 3,
+		"R-tool-gate": 1}, Leak: true, HTTPErrors: 4})); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func TestSummaryGolden(t *testing.T) {

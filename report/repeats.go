@@ -53,10 +53,7 @@ func CompareRepeats(a, b measure.Repeats) Table {
 
 // count is "1 run", "3 runs".
 func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return strconv.Itoa(n) + " " + noun + BoolText(n == 1, "", "s")
 }
 
 // label is a figure's name with its unit.

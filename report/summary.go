@@ -25,6 +25,17 @@ func NewSessionTally() SessionTally {
 	return SessionTally{Sessions: map[measure.Key]int64{}, Errors: map[measure.Key]int64{}, Violations: map[measure.Key]int64{}}
 }
 
+// SavedTally is the tally of a saved run: its sessions per key (the rest was not saved).
+func SavedTally(run *measure.Run) SessionTally {
+	tally := NewSessionTally()
+	for _, k := range run.Histograms.Keys() {
+		if k.Metric == measure.StreamDuration {
+			tally.Sessions[measure.Key{Scenario: k.Scenario, Dialect: k.Dialect}] = run.Histograms.Count(k)
+		}
+	}
+	return tally
+}
+
 // WriteSummary writes the terminal summary of a run that just ended.
 func WriteSummary(w io.Writer, run *measure.Run, tally SessionTally) error {
 	s := &run.Summary

@@ -1,6 +1,7 @@
 // Package report turns a run's saved results into what people read: plots, report.html,
-// report.md, a comparison of two runs and the CI gate; its kit (kit.go) draws the sweep's
-// report too. Its output is a function of the saved run alone (no current time, sorted keys).
+// report.md, a comparison of two runs and the CI gate; its kit (Figure, NewPlot, LineStyle, the
+// ticks, Table) draws the sweep's report too. Its output is a function of the saved run alone
+// (no current time, sorted keys).
 package report
 
 import (
@@ -25,26 +26,12 @@ type Table struct {
 	Right  []bool // numeric columns, right-aligned in Markdown and HTML
 }
 
-func ms(us int64) string { return Ms(float64(us)) }
-
-// Ms formats microseconds as milliseconds with microsecond resolution ("1.250").
-func Ms(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
-
-// Pct formats a fraction as a percentage with three decimals ("0.100%").
-func Pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }
+func ms(us int64) string { return measure.Ms(float64(us)) }
 
 // Count formats a count.
 func Count(v int64) string { return strconv.FormatInt(v, 10) }
 
 func float(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-
-func joinNames[T ~string](names []T) string {
-	s := make([]string, len(names))
-	for i, n := range names {
-		s[i] = string(n)
-	}
-	return strings.Join(s, ", ")
-}
 
 // BoolText is yes when b holds, else no.
 func BoolText(b bool, yes, no string) string {
@@ -97,7 +84,7 @@ func runTable(s *measure.Summary) Table {
 	add("faults", strings.Join(c.Faults, ", "))
 	add("http", BoolText(c.HTTP2, "HTTP/2 (h2c)", ""))
 	add("thresholds", strings.Join(c.Thresholds, ", "))
-	add("allowed rules", joinNames(c.Allow))
+	add("allowed rules", measure.JoinNames(c.Allow))
 	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		add(k, c.Extra[k])
 	}
@@ -127,7 +114,7 @@ func metricsTable(s *measure.Summary) Table {
 
 // statCells are m's count and statistics in ms, as the latency tables show them.
 func statCells(m measure.MetricSummary) []string {
-	return []string{Count(m.Count), ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), Ms(m.Mean)}
+	return []string{Count(m.Count), ms(m.Min), ms(m.P50), ms(m.P90), ms(m.P95), ms(m.P99), ms(m.P999), ms(m.Max), measure.Ms(m.Mean)}
 }
 
 // overviewMetricsTable is each metric over every scenario and dialect.
@@ -168,7 +155,7 @@ func tokensTable(s *measure.Summary) Table {
 	g := tk.Goodput
 	row("goodput SLOs (per session)", cmp.Or(strings.Join(g.SLOs, ", "), "none given: every successful session"))
 	row("goodput sessions (succeeded, every SLO met)", fmt.Sprintf("%d of %d judged", g.Sessions, g.Judged))
-	row("goodput share", Pct(g.Share))
+	row("goodput share", measure.Pct(g.Share))
 	row("goodput sessions/s", strconv.FormatFloat(g.PerSecond, 'f', 2, 64))
 	return t
 }
@@ -193,7 +180,7 @@ func countersTable(s *measure.Summary) Table {
 		row(fmt.Sprintf("http_error: HTTP %d", code), Count(c.HTTPErrors[code]))
 	}
 	row("errors (sessions with an error outcome)", Count(c.Errors()))
-	row("error rate", Pct(c.ErrorRate()))
+	row("error rate", measure.Pct(c.ErrorRate()))
 	row("frames", Count(c.Frames))
 	row("bytes", Count(c.Bytes))
 	row("late starts", Count(c.LateStarts))

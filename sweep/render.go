@@ -115,7 +115,7 @@ func (r *Result) table() report.Table {
 			tokens += " (estimated)"
 		}
 		row := []string{st.Step.String(), st.RunID, report.Count(st.Sessions), floatOrNA(st.RequestsPerSecond), tokens,
-			pctOrNA(st.GoodputShare), floatOrNA(st.GoodputPerSecond), report.Pct(st.ErrorRate), report.Pct(st.FailedRate)}
+			pctOrNA(st.GoodputShare), floatOrNA(st.GoodputPerSecond), measure.Pct(st.ErrorRate), measure.Pct(st.FailedRate)}
 		for _, c := range st.Checks {
 			row = append(row, c.Value+report.BoolText(c.Pass, "", " ✗"))
 		}
@@ -141,7 +141,8 @@ func (r *Result) latencyTable() report.Table {
 			if !ok {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{st.Step.String(), sweepMetricLabel(m), report.Ms(p.P50), report.Ms(p.P90), report.Ms(p.P95), report.Ms(p.P99)})
+			label := report.BoolText(m == measure.StreamDuration, "e2e (duration)", string(m))
+			t.Rows = append(t.Rows, []string{st.Step.String(), label, measure.Ms(p.P50), measure.Ms(p.P90), measure.Ms(p.P95), measure.Ms(p.P99)})
 		}
 	}
 	return t
@@ -151,7 +152,7 @@ func floatOrNA(v float64) string {
 	return report.BoolText(math.IsNaN(v), "n/a", strconv.FormatFloat(v, 'f', 1, 64))
 }
 
-func pctOrNA(v float64) string { return report.BoolText(math.IsNaN(v), "n/a", report.Pct(v)) }
+func pctOrNA(v float64) string { return report.BoolText(math.IsNaN(v), "n/a", measure.Pct(v)) }
 
 // WriteText prints the sweep table, the latency table and the headline for a terminal.
 func (r *Result) WriteText(w io.Writer) error {
@@ -284,10 +285,8 @@ img { max-width: 100%; border: 1px solid #eee; }
 
 // figure plots ttfc and the failures against load, with the SLOs' limits and the knee.
 func (r *Result) figure() report.Figure {
-	loadLabel := "virtual users (closed loop)"
-	if len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0 {
-		loadLabel = "sessions per second (open loop)"
-	}
+	openLoop := len(r.Steps) > 0 && r.Steps[0].Step.Rate > 0
+	loadLabel := report.BoolText(openLoop, "sessions per second (open loop)", "virtual users (closed loop)")
 	if r.RateSweep != nil {
 		loadLabel = "sessions per second (synchronous and throughput: measured)"
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/verdict"
@@ -32,21 +33,12 @@ const (
 )
 
 // Load is the step's size on the sweep's axis.
-func (s Step) Load() float64 {
-	if s.Rate > 0 {
-		return s.Rate
-	}
-	return float64(s.Clients)
-}
+func (s Step) Load() float64 { return cmp.Or(s.Rate, float64(s.Clients)) }
 
 // String names the step: "250 clients", "50/s" or "throughput (64 clients)".
 func (s Step) String() string {
 	if s.Profile != "" {
-		unit := " clients)"
-		if s.Clients == 1 {
-			unit = " client)"
-		}
-		return s.Profile + " (" + strconv.Itoa(s.Clients) + unit
+		return s.Profile + " (" + strconv.Itoa(s.Clients) + map[bool]string{true: " client)", false: " clients)"}[s.Clients == 1]
 	}
 	if s.Rate > 0 {
 		return strconv.FormatFloat(s.Rate, 'f', -1, 64) + "/s"
@@ -138,18 +130,6 @@ func (p Percentiles) values() [4]float64 { return [4]float64{p.P50, p.P90, p.P95
 var LatencyMetrics = []measure.Metric{measure.TimeToFirstToken, measure.InterTokenLatency,
 	measure.TimePerOutputToken, measure.StreamDuration, measure.FirstChunk}
 
-func sweepMetricLabel(m measure.Metric) string {
-	if m == measure.StreamDuration {
-		return "e2e (duration)"
-	}
-	return string(m)
-}
-
-// Objectives are a sweep's SLOs, judged on overhead where recorded (verdict.OnOverhead).
-type Objectives struct {
-	SLOs []verdict.Threshold
-}
-
 // Result is a whole sweep and what it found.
 type Result struct {
 	SLOs       []string     `json:"slos"`
@@ -181,7 +161,7 @@ const DefaultRateSteps = 5
 // step (one client) and a throughput step (throughputClients) bound the request rates, then n
 // open-loop steps run evenly spaced strictly between; it stops at the first error, or when the
 // throughput step is no faster than the synchronous one.
-func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
+func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*Result, error) {
 	if n < 1 || throughputClients < 2 {
 		return nil, fmt.Errorf("a rate sweep needs at least 1 step and 2 throughput clients, got %d and %d", n, throughputClients)
 	}
@@ -189,7 +169,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 	var results []StepResult
 	done := func(err error) (*Result, error) {
 		slices.SortStableFunc(results, func(a, b StepResult) int { return cmp.Compare(a.rateOrder(), b.rateOrder()) })
-		res := Analyze(results, obj)
+		res := Analyze(results, slos)
 		res.RateSweep = info
 		return res, err
 	}
@@ -198,7 +178,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 		if err != nil {
 			return 0, fmt.Errorf("step %s: %w", st, err)
 		}
-		r := JudgeStep(st, run, obj)
+		r := JudgeStep(st, run, slos)
 		results = append(results, r)
 		if math.IsNaN(r.RequestsPerSecond) || r.RequestsPerSecond <= 0 {
 			return 0, fmt.Errorf("step %s completed no request: no rate to sweep from", st)
@@ -226,7 +206,7 @@ func RunRate(n, throughputClients int, runStep func(Step) (*measure.Run, error),
 		info.Rates = append(info.Rates, rate)
 		steps = append(steps, Step{Rate: rate})
 	}
-	open, err := Run(steps, runStep, obj)
+	open, err := Run(steps, runStep, slos)
 	results = append(results, open.Steps...)
 	return done(err)
 }
@@ -251,20 +231,20 @@ func (r StepResult) rateOrder() float64 {
 }
 
 // Run runs and judges each step and finds the knee, stopping at the first runStep error.
-func Run(steps []Step, runStep func(Step) (*measure.Run, error), obj Objectives) (*Result, error) {
+func Run(steps []Step, runStep func(Step) (*measure.Run, error), slos []verdict.Threshold) (*Result, error) {
 	var results []StepResult
 	for _, st := range steps {
 		run, err := runStep(st)
 		if err != nil {
-			return Analyze(results, obj), fmt.Errorf("step %s: %w", st, err)
+			return Analyze(results, slos), fmt.Errorf("step %s: %w", st, err)
 		}
-		results = append(results, JudgeStep(st, run, obj))
+		results = append(results, JudgeStep(st, run, slos))
 	}
-	return Analyze(results, obj), nil
+	return Analyze(results, slos), nil
 }
 
-// Rejudge judges the sweep saved in dir again, against obj's SLOs (none: its own).
-func Rejudge(dir string, obj Objectives) (*Result, error) {
+// Rejudge judges the sweep saved in dir again, against slos (none: its own).
+func Rejudge(dir string, slos []verdict.Threshold) (*Result, error) {
 	data, err := os.ReadFile(filepath.Join(dir, JSONFile))
 	if err != nil {
 		return nil, fmt.Errorf("read sweep: %w", err)
@@ -273,13 +253,13 @@ func Rejudge(dir string, obj Objectives) (*Result, error) {
 	if err := json.Unmarshal(data, &saved); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, JSONFile), err)
 	}
-	if len(obj.SLOs) == 0 {
+	if len(slos) == 0 {
 		for _, expr := range saved.SLOs {
 			t, err := verdict.ParseThreshold(expr)
 			if err != nil {
 				return nil, fmt.Errorf("%s: slos: %w", filepath.Join(dir, JSONFile), err)
 			}
-			obj.SLOs = append(obj.SLOs, t)
+			slos = append(slos, t)
 		}
 	}
 	var steps []StepResult
@@ -288,27 +268,27 @@ func Rejudge(dir string, obj Objectives) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("step %s: %w", st.Step, err)
 		}
-		steps = append(steps, JudgeStep(st.Step, run, obj))
+		steps = append(steps, JudgeStep(st.Step, run, slos))
 	}
-	res := Analyze(steps, obj)
+	res := Analyze(steps, slos)
 	res.RateSweep = saved.RateSweep
 	return res, nil
 }
 
 // JudgeStep judges one step's run with verdict.Judge, the SLOs as its thresholds.
-func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
+func JudgeStep(st Step, run *measure.Run, slos []verdict.Threshold) StepResult {
 	r := StepResult{Step: st, RunID: run.Summary.RunID, Pass: true, Sessions: run.Summary.Counters.SessionsStarted,
 		ErrorRate: run.Summary.Counters.ErrorRate(), TokensPerSecond: math.NaN(), GoodputShare: math.NaN(),
-		RequestsPerSecond: math.NaN(), GoodputPerSecond: math.NaN()}
+		RequestsPerSecond: math.NaN(), GoodputPerSecond: math.NaN(), Latency: map[measure.Metric]Percentiles{}}
 	if n := run.Summary.Counters.SessionsStarted; n > 0 {
 		r.FailedRate = float64(run.Summary.Counters.SessionsFailed) / float64(n)
 	}
 	// Named as the overhead, by which the table and plot tell the two apart.
-	slos := make([]verdict.Threshold, len(obj.SLOs))
-	for i, t := range obj.SLOs {
-		slos[i], _ = verdict.OnOverhead(t, run)
+	judged := make([]verdict.Threshold, len(slos))
+	for i, t := range slos {
+		judged[i], _ = verdict.OnOverhead(t, run)
 	}
-	res, err := verdict.Judge(run, verdict.Config{Thresholds: slos})
+	res, err := verdict.Judge(run, verdict.Config{Thresholds: judged})
 	if err != nil {
 		r.Pass, r.Failures = false, []string{err.Error()}
 	} else {
@@ -336,9 +316,6 @@ func JudgeStep(st Step, run *measure.Run, obj Objectives) StepResult {
 		if v := p.values(); slices.ContainsFunc(v[:], math.IsNaN) {
 			continue
 		}
-		if r.Latency == nil {
-			r.Latency = map[measure.Metric]Percentiles{}
-		}
 		r.Latency[m] = p
 	}
 	if t := run.Summary.Tokens; t != nil {
@@ -364,8 +341,7 @@ func overBy(c verdict.Check, t verdict.Threshold) float64 {
 
 // Analyze finds the knee, the first failing step and what broke there; without an SLO, no
 // knee (the defaults say whether a step ran cleanly, not what load is too much).
-func Analyze(steps []StepResult, obj Objectives) *Result {
-	slos := obj.SLOs
+func Analyze(steps []StepResult, slos []verdict.Threshold) *Result {
 	r := &Result{Steps: steps, Knee: -1, BrokenAt: -1}
 	for j, s := range slos {
 		r.SLOs = append(r.SLOs, s.Expr)
@@ -415,4 +391,12 @@ func IsDir(dir string) bool {
 	_, errSweep := os.Stat(filepath.Join(dir, JSONFile))
 	_, errRun := os.Stat(filepath.Join(dir, measure.SummaryFile))
 	return errSweep == nil && errRun != nil
+}
+
+// ID is a sweep's id: runID when given, else "sweep-" and the UTC time now.
+func ID(runID string, now time.Time) string {
+	if runID != "" {
+		return runID
+	}
+	return "sweep-" + now.UTC().Format("20060102-150405")
 }

@@ -96,7 +96,7 @@ func TestAnalyze(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := sweep.Analyze(tc.steps, sweep.Objectives{SLOs: slos})
+			r := sweep.Analyze(tc.steps, slos)
 			if r.Knee != tc.knee || r.BrokenAt != tc.brokenAt || !reflect.DeepEqual(r.Broken, tc.broken) || !reflect.DeepEqual(r.PassedAgain, tc.passedAgain) {
 				t.Errorf("Analyze = knee %d, broken at %d %v, passed again %v; want %d, %d %v, %v",
 					r.Knee, r.BrokenAt, r.Broken, r.PassedAgain, tc.knee, tc.brokenAt, tc.broken, tc.passedAgain)
@@ -127,7 +127,7 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	res := sweepSaved(t, dir, []int{250, 500, 1000, 2000}, func(s sweep.Step) *measure.Run {
 		ran = append(ran, s.ID())
 		return capacityRun(t, s)
-	}, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%")})
+	}, mustThresholds(t, "ttfc.p99<500ms", "errors<0.1%"))
 	if strings.Join(ran, ",") != "c250,c500,c1000,c2000" {
 		t.Errorf("ran steps %v", ran)
 	}
@@ -153,19 +153,19 @@ func TestSweepFindsTheKnee(t *testing.T) {
 	// Re-judging the saved steps with their own SLOs finds the same knee; with looser latency
 	// and error SLOs the knee moves up to 1000 clients; with the latency SLO alone the default
 	// errors==0 holds it at 500 (a step with errors is no capacity).
-	again, err := sweep.Rejudge(dir, sweep.Objectives{})
+	again, err := sweep.Rejudge(dir, nil)
 	if err != nil || again.Knee != 1 || strings.Join(again.SLOs, ",") != "ttfc.p99<500ms,errors<0.1%" {
 		t.Fatalf("Rejudge with the saved SLOs: %v, knee %d, SLOs %v", err, again.Knee, again.SLOs)
 	}
-	looser, err := sweep.Rejudge(dir, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s", "errors<5%")})
+	looser, err := sweep.Rejudge(dir, mustThresholds(t, "ttfc.p99<1s", "errors<5%"))
 	if err != nil || looser.Knee != 2 {
 		t.Errorf("Rejudge with ttfc.p99<1s, errors<5%%: %v, knee %v, want 2 (1000 clients): %s", err, looser.Knee, looser.Headline())
 	}
-	strict, err := sweep.Rejudge(dir, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<1s")})
+	strict, err := sweep.Rejudge(dir, mustThresholds(t, "ttfc.p99<1s"))
 	if err != nil || strict.Knee != 1 || !strings.Contains(strict.Headline(), "errors==0") {
 		t.Errorf("Rejudge with ttfc.p99<1s alone: %v, knee %v, want 1 (500 clients) broken by errors==0: %s", err, strict.Knee, strict.Headline())
 	}
-	if _, err := sweep.Rejudge(t.TempDir(), sweep.Objectives{}); err == nil || !strings.Contains(err.Error(), "sweep.json") {
+	if _, err := sweep.Rejudge(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "sweep.json") {
 		t.Errorf("Rejudge of a directory without a sweep: %v", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestSweepStopsAtRunError(t *testing.T) {
 			return nil, boom
 		}
 		return capacityRun(t, s), nil
-	}, sweep.Objectives{SLOs: mustThresholds(t, "errors<1%")})
+	}, mustThresholds(t, "errors<1%"))
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "step 2 clients") {
 		t.Errorf("Sweep error = %v, want the step's error naming the step", err)
 	}
@@ -215,7 +215,7 @@ func TestIsSweepDir(t *testing.T) {
 }
 
 // sweepSaved sweeps the clients' steps, each run saved in dir as a sweep's step is.
-func sweepSaved(t *testing.T, dir string, clients []int, run func(sweep.Step) *measure.Run, obj sweep.Objectives) *sweep.Result {
+func sweepSaved(t *testing.T, dir string, clients []int, run func(sweep.Step) *measure.Run, slos []verdict.Threshold) *sweep.Result {
 	t.Helper()
 	steps, err := sweep.StepsFrom(clients, nil)
 	if err != nil {
@@ -224,7 +224,7 @@ func sweepSaved(t *testing.T, dir string, clients []int, run func(sweep.Step) *m
 	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) {
 		r := run(s)
 		return r, measure.WriteRun(filepath.Join(dir, r.Summary.RunID), r)
-	}, obj)
+	}, slos)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestSweepWithoutSLO(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// 1000 clients: HTTP errors, failing the default errors==0
-	res := sweepSaved(t, dir, []int{250, 500, 1000}, func(s sweep.Step) *measure.Run { return capacityRun(t, s) }, sweep.Objectives{})
+	res := sweepSaved(t, dir, []int{250, 500, 1000}, func(s sweep.Step) *measure.Run { return capacityRun(t, s) }, nil)
 	if res.Knee != -1 || res.BrokenAt != 2 || len(res.SLOs) != 0 {
 		t.Errorf("knee %d, broken at %d, SLOs %v: want no knee, broken at 2 (1000 clients), no SLO", res.Knee, res.BrokenAt, res.SLOs)
 	}
@@ -335,7 +335,7 @@ func TestRateSweep(t *testing.T) {
 	res, err := sweep.RunRate(3, 16, func(s sweep.Step) (*measure.Run, error) {
 		ran = append(ran, s.ID())
 		return run(s)
-	}, sweep.Objectives{})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +359,7 @@ func TestRateSweep(t *testing.T) {
 	if err := res.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	res, err = sweep.RunRate(3, 16, fake(5, 5), sweep.Objectives{})
+	res, err = sweep.RunRate(3, 16, fake(5, 5), nil)
 	if err == nil || !strings.Contains(err.Error(), "no range of rates to sweep") || len(res.Steps) != 2 {
 		t.Errorf("a flat target: %v, %d steps", err, len(res.Steps))
 	}
@@ -403,7 +403,7 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 			slos = mustThresholds(t, "ttfc.measured.p99<400ms")
 		}
 		dir := t.TempDir()
-		res := sweepSaved(t, dir, []int{10, 20, 40}, run, sweep.Objectives{SLOs: slos})
+		res := sweepSaved(t, dir, []int{10, 20, 40}, run, slos)
 		if res.Knee != tc.knee || !reflect.DeepEqual(res.OnOverhead, tc.onOverhead) || res.Steps[0].Checks[0].Name != tc.check {
 			t.Errorf("measured %v: knee %d, on overhead %v, first check %q; want %d, %v, %q: %s",
 				tc.measured, res.Knee, res.OnOverhead, res.Steps[0].Checks[0].Name, tc.knee, tc.onOverhead, tc.check, res.Headline())
@@ -418,7 +418,7 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		if err != nil || strings.Contains(string(md), "ttfc.p99<400ms (on its overhead)") != !tc.measured {
 			t.Errorf("measured %v: sweep.md (%v) should mark the SLO's column as judged on its overhead only when it was:\n%s", tc.measured, err, md)
 		}
-		again, err := sweep.Rejudge(dir, sweep.Objectives{})
+		again, err := sweep.Rejudge(dir, nil)
 		if err != nil || again.Knee != tc.knee || !reflect.DeepEqual(again.OnOverhead, tc.onOverhead) {
 			t.Errorf("measured %v: re-judged with the saved SLOs: %v, knee %d, on overhead %v", tc.measured, err, again.Knee, again.OnOverhead)
 		}
@@ -436,7 +436,7 @@ func TestSweepKneeOnOverhead(t *testing.T) {
 		r.Histograms, r.Summary.Metrics = h, measure.Summarize(h)
 		return r
 	}
-	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) { return noOverhead(run(s)), nil }, sweep.Objectives{SLOs: mustThresholds(t, "ttfc.p99<400ms")})
+	res, err := sweep.Run(steps, func(s sweep.Step) (*measure.Run, error) { return noOverhead(run(s)), nil }, mustThresholds(t, "ttfc.p99<400ms"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,12 +44,6 @@ func scopeMatches(scope map[string]string, k measure.Key) bool {
 	return true
 }
 
-// Measure returns the selector's value in r, in its unit; an error when there are no samples.
-func (s Selector) Measure(r *measure.Run, percent bool) (float64, error) {
-	m, err := s.measure(r, percent, &relaxed{})
-	return m.value, err
-}
-
 // sessionCount is what an errors, failed or outcome check counts, less what is judged apart.
 func (s Selector) sessionCount(c *measure.Counters, allowed []protocol.Rule, rel *relaxed) int64 {
 	switch s.def.Name {
@@ -189,13 +183,13 @@ func (s Selector) matches(m measure.MetricSummary) bool {
 func (s Selector) format(v float64, percent bool) string {
 	switch k := s.def.Kind; {
 	case k == measure.KindLatency, k == measure.KindDialectMeasure && s.unit == measure.MeasureKindLatency:
-		return msf(v) + " ms"
+		return measure.Ms(v) + " ms"
 	case k == measure.KindRate:
 		return strconv.FormatFloat(v/measure.RateScale, 'f', 1, 64) + " tokens/s"
 	case k == measure.KindThroughput:
 		return strconv.FormatFloat(v, 'f', 1, 64) + " tokens/s"
 	case percent:
-		return pct(v)
+		return measure.Pct(v)
 	default:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
@@ -208,17 +202,13 @@ var compare = map[string]func(v, limit float64) bool{
 	">": func(v, l float64) bool { return v > l },
 }
 
-// Evaluate checks t against r; no samples fail, never pass silently.
-func (t Threshold) Evaluate(r *measure.Run, source string) Check {
-	return t.evaluate(r, source, &relaxed{})
-}
-
-// evaluate is Evaluate leaving out of errors and violations what rel judges by name.
+// evaluate checks t against r, leaving out of errors and violations what rel judges by name; no
+// samples fail, never pass silently.
 func (t Threshold) evaluate(r *measure.Run, source string, rel *relaxed) Check {
 	c := Check{Name: t.Expr, Source: source, Limit: t.Op + " " + t.Selector.format(t.Limit, t.Percent)}
 	m, err := t.Selector.measure(r, t.Percent, rel)
 	if err != nil {
-		c.Value, c.Detail, c.Measured = "n/a", err.Error(), nan()
+		c.Value, c.Detail, c.Measured = "n/a", err.Error(), math.NaN()
 		return c
 	}
 	c.Measured = m.value
@@ -271,17 +261,17 @@ func (k keyChange) label() string {
 	if k.base > 0 {
 		change = fmt.Sprintf("%+.1f%%", (k.cur-k.base)/k.base*100)
 	}
-	return fmt.Sprintf("%s/%s %s (%s → %s ms)", k.key.Scenario, k.key.Dialect, change, msf(k.base), msf(k.cur))
+	return fmt.Sprintf("%s/%s %s (%s → %s ms)", k.key.Scenario, k.key.Dialect, change, measure.Ms(k.base), measure.Ms(k.cur))
 }
 
 // Evaluate compares current with baseline key by key (scenario × dialect), as a mix's merged
 // percentiles hide all but its slowest scenario. It fails when the median key is over the
 // allowance, or any key with enough samples to be trusted alone; no common key fails.
 func (g Regression) Evaluate(current, baseline *measure.Run) Check {
-	c := Check{Name: g.Expr, Source: "regression", Measured: nan()}
+	c := Check{Name: g.Expr, Source: "regression", Measured: math.NaN()}
 	allowance := "+" + strconv.FormatFloat(g.MaxPercent, 'f', -1, 64) + "%"
 	if g.Absolute {
-		allowance = "+" + msf(g.MaxIncreaseMicros) + " ms"
+		allowance = "+" + measure.Ms(g.MaxIncreaseMicros) + " ms"
 	}
 	c.Limit = "median key ≤ baseline " + allowance
 	base := map[measure.Key]measure.MetricSummary{}
@@ -355,8 +345,6 @@ func (g Regression) Evaluate(current, baseline *measure.Run) Check {
 	return c
 }
 
-func nan() float64 { return math.NaN() }
-
 // violationBreakdown lists the counted rules' violations as RULE×COUNT, most first.
 func violationBreakdown(s *measure.Summary, except []protocol.Rule) string {
 	var parts []string
@@ -403,7 +391,3 @@ func (c Check) Verdict() string {
 	}
 	return "FAIL"
 }
-
-func msf(us float64) string { return strconv.FormatFloat(us/1000, 'f', 3, 64) }
-
-func pct(f float64) string { return strconv.FormatFloat(f*100, 'f', 3, 64) + "%" }

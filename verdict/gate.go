@@ -11,8 +11,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
@@ -29,6 +31,56 @@ type Config struct {
 	// Rules are the rules streambench knows, which the run's allow list must name (nil:
 	// unchecked; the dialects are the command line's to know).
 	Rules *protocol.RuleSet
+}
+
+// ParseFlags makes the judge's config from --threshold, --max-regression and --allow; the
+// first bad one is the error, naming its flag.
+func ParseFlags(rules *protocol.RuleSet, thresholds, regressions, allow []string) (Config, error) {
+	cfg := Config{Rules: rules}
+	for _, expr := range thresholds {
+		t, err := ParseThresholdIn(rules, expr)
+		if err != nil {
+			return cfg, fmt.Errorf("--threshold: %w", err)
+		}
+		cfg.Thresholds = append(cfg.Thresholds, t)
+	}
+	for _, expr := range regressions {
+		g, err := ParseRegression(expr)
+		if err != nil {
+			return cfg, fmt.Errorf("--max-regression: %w", err)
+		}
+		cfg.Regressions = append(cfg.Regressions, g)
+	}
+	for _, name := range allow {
+		rule, err := rules.Parse(name)
+		if err != nil {
+			return cfg, fmt.Errorf("--allow: %w", err)
+		}
+		cfg.Allow = append(cfg.Allow, rule)
+	}
+	return cfg, nil
+}
+
+// ParseThresholdIn is ParseThreshold, refusing a rule scope rules (nil: any) does not have.
+func ParseThresholdIn(rules *protocol.RuleSet, expr string) (Threshold, error) {
+	t, err := ParseThreshold(expr)
+	if err != nil {
+		return t, err
+	}
+	return t, checkRule(rules, t)
+}
+
+// checkRule refuses a threshold scoped to an unknown rule, which would measure no violation
+// and pass whatever the run broke.
+func checkRule(rules *protocol.RuleSet, t Threshold) error {
+	rule, ok := t.Selector.Scope["rule"]
+	if !ok || rules == nil || t.Selector.def.Name != measure.Violations {
+		return nil
+	}
+	if _, err := rules.Parse(rule); err != nil {
+		return &ThresholdError{Expr: t.Expr, Reason: err.Error()}
+	}
+	return nil
 }
 
 // Result is every check, in order, and whether all passed.
@@ -134,7 +186,7 @@ func Judge(run *measure.Run, cfg Config) (*Result, error) {
 		}
 		given = append(given, sourced{t, sourceMix})
 	}
-	var rel relaxed
+	rel := relaxed{named: map[measure.Metric]bool{}}
 	for _, g := range given {
 		rel.note(g.t.Selector)
 	}
@@ -182,6 +234,35 @@ func judgeOnOverhead(t Threshold, run *measure.Run, source string, rel *relaxed)
 	return c
 }
 
+// OnOverhead is t on ttfc or ttft made the same threshold on ttfc.overhead or ttft.overhead,
+// when run recorded that within t's scope: ttfc is mostly the script's thinking time, which no
+// capacity changes, and the overhead is what load adds. Otherwise (ttfc.measured too) it
+// gives t and false.
+func OnOverhead(t Threshold, run *measure.Run) (Threshold, bool) {
+	over := t.Selector.def.Overhead
+	if over == "" || strings.HasSuffix(t.Selector.Name, measuredSuffix) || !recordedIn(run, over, t.Selector.Scope) {
+		return t, false
+	}
+	expr := strings.TrimSpace(t.Expr)
+	name := t.Selector.Name
+	if !strings.HasPrefix(expr, name) {
+		return t, false
+	}
+	o, err := ParseThreshold(string(over) + expr[len(name):])
+	if err != nil {
+		return t, false
+	}
+	return o, true
+}
+
+// recordedIn tells whether run holds values of m within scope.
+func recordedIn(run *measure.Run, m measure.Metric, scope map[string]string) bool {
+	if h := run.Histograms; h != nil && h.Len() > 0 {
+		return slices.ContainsFunc(h.Keys(), func(k measure.Key) bool { return k.Metric == m && scopeMatches(scope, k) && h.Count(k) > 0 })
+	}
+	return slices.ContainsFunc(run.Summary.Metrics, Selector{Scope: scope, def: m.Def()}.matches)
+}
+
 // Stamp judges run with its own settings alone and records the verdict in its summary.
 func Stamp(run *measure.Run) error {
 	res, err := Judge(run, Config{})
@@ -200,9 +281,6 @@ type relaxed struct {
 }
 
 func (r *relaxed) note(s Selector) {
-	if r.named == nil {
-		r.named = map[measure.Metric]bool{}
-	}
 	switch name := s.def.Name; {
 	case name == measure.Violations && s.Scope["rule"] != "":
 		r.rules = append(r.rules, protocol.Rule(s.Scope["rule"]))
@@ -234,7 +312,8 @@ func defaultChecks(run *measure.Run, rel *relaxed) []Check {
 func integrityChecks(s *measure.Summary) []Check {
 	var out []Check
 	check := func(name string, pass bool, detail string) {
-		c := Check{Name: name, Source: sourceRun, Value: boolWord(pass), Limit: "yes", Pass: pass, Measured: nan()}
+		c := Check{Name: name, Source: sourceRun, Value: map[bool]string{true: "yes", false: "no"}[pass], Limit: "yes", Pass: pass,
+			Measured: math.NaN()}
 		if !pass {
 			c.Detail = detail
 		}
@@ -252,13 +331,6 @@ func integrityChecks(s *measure.Summary) []Check {
 	check("ran to its planned end", stopped == "", stopped)
 	check("post-run checks passed", len(s.Judging.PostRun) == 0, strings.Join(s.Judging.PostRun, "; "))
 	return out
-}
-
-func boolWord(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 // outcomeBreakdown lists the error outcomes counted, as NAME×COUNT, with HTTP statuses.
@@ -281,4 +353,16 @@ func outcomeBreakdown(c measure.Counters, except []measure.Outcome) string {
 // DefaultChecks are the checks every run is judged by unless a threshold names their measure.
 func DefaultChecks() []string {
 	return []string{"violations==0", "errors==0", "leaks==0", "dropped_starts==0"}
+}
+
+// ErrIncomplete is Judge's error for a snapshot of a run, which no check can judge.
+var ErrIncomplete = errors.New("the run is incomplete")
+
+func checkComplete(role string, r *measure.Run) error {
+	if r == nil || !r.Summary.Incomplete {
+		return nil
+	}
+	return fmt.Errorf("%s run %s: %w (its %s says \"incomplete\": true): a snapshot taken %s into the run, at %s UTC, when the run was killed or still running; the gate judges finished runs only",
+		role, r.Summary.RunID, ErrIncomplete, measure.SummaryFile,
+		r.Summary.Ended.Sub(r.Summary.Started).Round(time.Second), r.Summary.Ended.UTC().Format(time.TimeOnly))
 }

@@ -53,10 +53,7 @@ func (s Selector) checkMeasure(sum *measure.Summary) error {
 		return fmt.Errorf("%s: %w: %q is neither a gate name (%s) nor a dialect measure this run recorded (measures: %s)", s, errNoData, s.Name, knownNames(), have)
 	}
 	if info.Kind != s.unit {
-		want := "a duration such as 500ms"
-		if info.Kind == measure.MeasureKindCount {
-			want = "a number such as 3"
-		}
+		want := map[bool]string{true: "a number such as 3", false: "a duration such as 500ms"}[info.Kind == measure.MeasureKindCount]
 		return fmt.Errorf("%s: %s is a %s measure: write its limit as %s", s, s.Name, info.Kind, want)
 	}
 	return nil

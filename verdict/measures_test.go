@@ -38,7 +38,7 @@ func TestMeasureThresholds(t *testing.T) {
 			t.Errorf("%s: %v", tc.expr, err)
 			continue
 		}
-		c := th.Evaluate(r, "threshold")
+		c := th.evaluate(r, "threshold", &relaxed{})
 		if c.Pass != tc.pass || !strings.Contains(c.Detail, tc.detail) {
 			t.Errorf("%s: pass %t (%s; %s), want %t with %q", tc.expr, c.Pass, c.Value, c.Detail, tc.pass, tc.detail)
 		}

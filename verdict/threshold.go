@@ -89,15 +89,7 @@ func gateDef(name string) (measure.Def, string, bool) {
 }
 
 // knownNames lists every name a threshold can check, for errors.
-func knownNames() string {
-	var names []string
-	for _, d := range measure.Registry() {
-		if d.Judged() {
-			names = append(names, string(d.Name))
-		}
-	}
-	return strings.Join(names, ", ")
-}
+func knownNames() string { return measure.JoinNames(measure.Metrics(measure.Def.Judged)) }
 
 // Selector names what a check measures: a metric, an optional scope and a statistic.
 type Selector struct {
@@ -132,11 +124,7 @@ type ThresholdError struct {
 }
 
 func (e *ThresholdError) Error() string {
-	what := "threshold"
-	if e.SLO {
-		what = "goodput SLO"
-	}
-	return fmt.Sprintf("%s %q: %s", what, e.Expr, e.Reason)
+	return fmt.Sprintf("%s %q: %s", map[bool]string{true: "goodput SLO", false: "threshold"}[e.SLO], e.Expr, e.Reason)
 }
 
 // parser reads one expression of the language.
@@ -425,7 +413,8 @@ func Value(run *measure.Run, selector string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return sel.Measure(run, false)
+	m, err := sel.measure(run, false, &relaxed{})
+	return m.value, err
 }
 
 // IsLatency tells whether the selector is a latency statistic (its limit in microseconds).

@@ -113,11 +113,10 @@ func sweepMain(args []string, out io.Writer) error {
 		InProcess: *inProcess, InProcessSet: fs.Changed("in-process")}
 	sr.Dir = filepath.Join(*outDir, sr.SweepID)
 	var res *sweep.Result
-	objectives := sweep.Objectives{SLOs: thresholds}
 	if rateSweep {
-		res, err = sweep.RunRate(*rateSteps, *throughputClients, sr.Run, objectives)
+		res, err = sweep.RunRate(*rateSteps, *throughputClients, sr.Run, thresholds)
 	} else {
-		res, err = sweep.Run(steps, sr.Run, objectives)
+		res, err = sweep.Run(steps, sr.Run, thresholds)
 	}
 	if res != nil && len(res.Steps) > 0 {
 		fmt.Fprintln(out)
@@ -178,7 +177,7 @@ func rejudgeSweep(dir string, slos []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := sweep.Rejudge(dir, sweep.Objectives{SLOs: thresholds})
+	res, err := sweep.Rejudge(dir, thresholds)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
