@@ -28,11 +28,8 @@ type Dialect struct {
 	clientturn.Client
 }
 
-// Option configures a Dialect (clientturn.WithHeader: an x-api-key replaces the placeholder).
-type Option = clientturn.Option
-
 // New returns the anthropic-messages dialect, requests from protocol/anthropic's encoder.
-func New(opts ...Option) *Dialect {
+func New() *Dialect {
 	return &Dialect{clientturn.New(clientturn.Wire{
 		Name:         Name,
 		Provider:     anthropic.Wire{},
@@ -41,7 +38,7 @@ func New(opts ...Option) *Dialect {
 		ErrorMessage: errorMessage,
 		Endpoint:     protocol.EndpointSpec{APIKeyEnv: "ANTHROPIC_API_KEY", APIKeyHeader: "x-api-key"},
 		NewChecker:   func(s *protocol.Session, _ bool) protocol.Checker { return NewChecker(s) },
-	}, opts...)}
+	})}
 }
 
 // errorMessage reads the API's error JSON from a non-200 body.

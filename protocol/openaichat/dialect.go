@@ -26,11 +26,8 @@ type Dialect struct {
 	clientturn.Client
 }
 
-// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, WithHeader).
-type Option = clientturn.Option
-
 // New returns the openai-chat dialect, its requests from the runtime's encoder (protocol/openai).
-func New(opts ...Option) *Dialect {
+func New() *Dialect {
 	return &Dialect{clientturn.New(clientturn.Wire{
 		Name:         Name,
 		Provider:     openai.Wire{},
@@ -43,5 +40,5 @@ func New(opts ...Option) *Dialect {
 			VLLMFields:      true,
 		},
 		NewChecker: func(s *protocol.Session, _ bool) protocol.Checker { return NewChecker(s) },
-	}, opts...)}
+	})}
 }
