@@ -30,7 +30,7 @@ type block struct {
 
 // Checker judges one turn's Messages stream (every rule). Not safe for concurrent use.
 type Checker struct {
-	j       clientturn.Judge
+	clientturn.Judge
 	v       protocol.Violations
 	scan    jsonwire.Scanner
 	view    anthropic.Event
@@ -52,7 +52,7 @@ var judgeRules = clientturn.Rules{
 
 // NewChecker returns a checker for the stream of s's current turn (s.Turn).
 func NewChecker(s *protocol.Session) *Checker {
-	return &Checker{j: clientturn.NewJudge(s, &judgeRules)}
+	return &Checker{Judge: clientturn.NewJudge(s, &judgeRules)}
 }
 
 // Observe judges one SSE event.
@@ -162,10 +162,10 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	switch string(e.Block.Type) {
 	case "thinking":
 		b.kind = blockThinking
-		obs = c.j.Thinking(&c.v, e.Block.Thinking)
+		obs = c.Thinking(&c.v, e.Block.Thinking)
 	case "text":
 		b.kind = blockText
-		obs = c.j.Answer(&c.v, e.Block.Text)
+		obs = c.Text(&c.v, e.Block.Text)
 	case "tool_use":
 		b.kind, b.tool = blockTool, len(c.tools.List)
 		if len(e.Block.ID) == 0 || len(e.Block.Name) == 0 {
@@ -220,9 +220,9 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 	}
 	switch string(e.Delta.Type) {
 	case "thinking_delta":
-		return c.j.Thinking(&c.v, e.Delta.Thinking)
+		return c.Thinking(&c.v, e.Delta.Thinking)
 	case "text_delta":
-		return c.j.Answer(&c.v, e.Delta.Text)
+		return c.Text(&c.v, e.Delta.Text)
 	case "input_json_delta":
 		t := &c.tools.List[b.tool]
 		t.Args = append(t.Args, e.Delta.PartialJSON...)
@@ -249,7 +249,7 @@ func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 		c.v.Add(RMessage, "expected message_delta to carry delta.stop_reason, saw %s", protocol.Quote(string(data), 80))
 		return
 	}
-	if (!e.Usage.HasOutput && !c.j.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
+	if (!e.Usage.HasOutput && !c.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
 		// Optional without ground truth (tokens are then estimated); out of range never.
 		c.v.Add(RMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
@@ -278,18 +278,12 @@ func (c *Checker) onError(e *anthropic.Event, data []byte) protocol.Observation 
 	if !e.HasError || e.ErrorMessage == nil {
 		c.v.Add(RError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
 	}
-	return c.j.ProviderError(&c.v, e.ErrorMessage)
+	return c.ProviderError(&c.v, e.ErrorMessage)
 }
-
-// Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
-func (c *Checker) Answer() string { return c.j.AnswerText() }
-
-// OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
-func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if !c.j.Ended(&c.v, streamErr, c.errored) {
+	if !c.Ended(&c.v, streamErr, c.errored) {
 		return c.v.List()
 	}
 	if !c.errored {
@@ -313,16 +307,16 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 }
 
 func (c *Checker) finishContent() {
-	t := c.j.FinishScript(&c.v)
+	t := c.FinishScript(&c.v)
 	if t == nil || c.errored {
 		return // a failed turn streams no tool calls and no stop_reason
 	}
-	c.j.CompareTools(&c.v, c.tools.List, t)
+	c.CompareTools(&c.v, c.tools.List, t)
 	want := "end_turn"
 	if len(t.ToolCalls) > 0 {
 		want = "tool_use"
 	}
 	if c.stop != "" && c.stop != want {
-		c.v.Add(RMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.stop)
+		c.v.Add(RMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.S.Turn, c.stop)
 	}
 }

@@ -44,7 +44,7 @@ type part struct {
 
 // Checker judges one turn's Responses stream (every rule). Not safe for concurrent use.
 type Checker struct {
-	j           clientturn.Judge
+	clientturn.Judge
 	v           protocol.Violations
 	scan        jsonwire.Scanner
 	view        eventView
@@ -75,7 +75,7 @@ var judgeRules = clientturn.Rules{
 
 // NewChecker returns a checker of s's current turn; requireDone asks for the final [DONE].
 func NewChecker(s *protocol.Session, requireDone bool) *Checker {
-	return &Checker{j: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
+	return &Checker{Judge: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
 }
 
 // Observe judges one SSE event.
@@ -379,9 +379,9 @@ func (c *Checker) onDelta(what string, v *eventView, summary bool, typ string) p
 	}
 	switch typ {
 	case partOutputText:
-		return c.j.Answer(&c.v, v.delta)
+		return c.Text(&c.v, v.delta)
 	case partReasoningText:
-		return c.j.Thinking(&c.v, v.delta)
+		return c.Thinking(&c.v, v.delta)
 	case partSummaryText:
 		// A summary is the model's account, not the script's reasoning: never compared.
 		if len(v.delta) > 0 {
@@ -543,7 +543,7 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 		if !r.hasError || len(r.errMessage) == 0 {
 			c.v.Add(RError, "response.failed: expected the response's error with a message, saw none")
 		}
-		return c.j.ProviderError(&c.v, r.errMessage)
+		return c.ProviderError(&c.v, r.errMessage)
 	}
 	if !c.itemsLost {
 		incomplete := false
@@ -566,7 +566,7 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 		c.v.Add(RUsage, "%s: expected usage.output_tokens, a count in 0…2^40, saw %d", typ, r.outputTokens)
 	case r.hasUsage && r.hasTokens:
 		obs.UsageTokens = r.outputTokens
-	case typ == "response.completed" && !c.j.S.NoGroundTruth:
+	case typ == "response.completed" && !c.S.NoGroundTruth:
 		// Optional without ground truth: tokens are then estimated from the text.
 		c.v.Add(RUsage, "response.completed: expected usage.output_tokens, saw none")
 	}
@@ -597,7 +597,7 @@ func (c *Checker) onError(v *eventView) protocol.Observation {
 	if len(msg) == 0 {
 		c.v.Add(RError, "expected an error event with a message ({\"type\":\"error\",\"message\":…}), saw none")
 	}
-	return c.j.ProviderError(&c.v, msg)
+	return c.ProviderError(&c.v, msg)
 }
 
 func (c *Checker) onDone() protocol.Observation {
@@ -611,19 +611,13 @@ func (c *Checker) onDone() protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
-// Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
-func (c *Checker) Answer() string { return c.j.AnswerText() }
-
-// OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
-func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
-
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if c.errorEvent && !c.failed && !c.noFailed && streamErr == nil && !c.j.S.Aborted {
+	if c.errorEvent && !c.failed && !c.noFailed && streamErr == nil && !c.S.Aborted {
 		c.v.Add(RError, "expected response.failed after the error event, the stream ended")
 	}
 	errored := c.errorEvent || c.failed
-	if !c.j.Ended(&c.v, streamErr, errored) {
+	if !c.Ended(&c.v, streamErr, errored) {
 		return c.v.List()
 	}
 	if !errored && c.terminal == "" {
@@ -638,13 +632,13 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 
 // finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent(errored bool) {
-	t := c.j.FinishScript(&c.v)
+	t := c.FinishScript(&c.v)
 	if t == nil || errored || c.toolsLost || c.itemsLost {
 		return // a failed turn streams no more calls
 	}
-	c.j.CompareTools(&c.v, c.tools.List, t)
+	c.CompareTools(&c.v, c.tools.List, t)
 	if c.terminal == "response.incomplete" {
-		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.j.S.Turn)
+		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.S.Turn)
 	}
 }
 

@@ -13,9 +13,9 @@ type Rules struct {
 	Thinking       string        // the thinking text in details ("reasoning")
 }
 
-// Judge is the part of a provider-wire checker the same on every wire: the session, what its
-// turn must produce, the script's text followed piece by piece, the token counts, the text
-// kept (protocol.AnswerKeeper, OutputKeeper). Not safe for concurrent use.
+// Judge is the part of a provider-wire checker the same on every wire, which embeds it: the
+// session, what its turn must produce, the script's text followed piece by piece, the token
+// counts, the text kept (protocol.AnswerKeeper, OutputKeeper). Not safe for concurrent use.
 type Judge struct {
 	S   *protocol.Session
 	Exp Expectation // S's current turn's
@@ -54,8 +54,8 @@ func (j *Judge) Thinking(v *protocol.Violations, p []byte) protocol.Observation 
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
 }
 
-// Answer judges a piece of answer text against the script (FrameOther when empty).
-func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
+// Text judges a piece of answer text against the script (FrameOther when empty).
+func (j *Judge) Text(v *protocol.Violations, p []byte) protocol.Observation {
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
@@ -69,10 +69,10 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
 
-// AnswerText is the answer text so far of a conversation turn (protocol.AnswerKeeper).
-func (j *Judge) AnswerText() string { return string(j.answer) }
+// Answer is the answer text so far of a conversation turn (protocol.AnswerKeeper).
+func (j *Judge) Answer() string { return string(j.answer) }
 
-// OutputText is the text kept without ground truth and its total (protocol.OutputKeeper).
+// OutputText is the thinking and answer text kept without ground truth, and its total (OutputKeeper).
 func (j *Judge) OutputText() ([]byte, int64) { return j.output, j.outputTotal }
 
 // keepOutputText keeps p as output text when the session has no ground truth.
