@@ -14,7 +14,9 @@ import (
 // Recording is one stream recorded with the script it played (NAME.frames, or gzipped
 // NAME.frames.gz): "#" header lines, one of them "scenario NAME seed N", then one SSE frame a
 // line without its blank line, a line break inside a frame written as \n (only before a field
-// name, so a JSON \n escape stays as it is).
+// name, so a JSON \n escape stays as it is). A capture (NAME.sse, NAME.sse.gz) is a real
+// server's bytes as they came after one comment line ": scenario NAME seed N (...)", its header:
+// one frame, all of it.
 type Recording struct {
 	Path     string
 	Scenario string
@@ -46,30 +48,56 @@ func ReadRecording(path string) (Recording, error) {
 		defer z.Close()
 		in = z
 	}
+	line, err := rec.read(in, strings.HasSuffix(strings.TrimSuffix(path, ".gz"), ".sse"))
+	switch {
+	case err != nil && line > 0:
+		return rec, fmt.Errorf("%s:%d: %w", path, line, err)
+	case err != nil:
+		return rec, fmt.Errorf("%s: %w", path, err)
+	case rec.Scenario == "":
+		return rec, fmt.Errorf("%s: no header line naming the scenario and seed (# scenario NAME seed N)", path)
+	}
+	return rec, nil
+}
+
+// read reads a capture, or a recording of a frame a line, from in; an error in a header line
+// says which.
+func (rec *Recording) read(in io.Reader, capture bool) (line int, err error) {
+	if capture {
+		b, err := io.ReadAll(in)
+		first, _, _ := strings.Cut(string(b), "\n")
+		rec.Header, rec.Frames = []string{first}, []string{string(b)}
+		if err != nil {
+			return 0, err
+		}
+		return 1, rec.script(first)
+	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	for line = 1; sc.Scan(); line++ {
 		text := sc.Text()
 		switch {
 		case strings.HasPrefix(text, "#"):
 			rec.Header = append(rec.Header, text)
-			if m := recordingScript.FindStringSubmatch(text); m != nil {
-				rec.Scenario = m[1]
-				if rec.Seed, err = strconv.ParseUint(m[2], 10, 64); err != nil {
-					return rec, fmt.Errorf("%s:%d: seed %q: %w", path, line, m[2], err)
-				}
+			if err := rec.script(text); err != nil {
+				return line, err
 			}
 		case text != "":
 			rec.Frames = append(rec.Frames, recordedBreak.ReplaceAllString(text, "\n$1:")+"\n\n")
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return rec, fmt.Errorf("%s: %w", path, err)
+	return 0, sc.Err()
+}
+
+// script takes the scenario and seed from header line h, if it names them.
+func (rec *Recording) script(h string) (err error) {
+	if m := recordingScript.FindStringSubmatch(h); m != nil {
+		rec.Scenario = m[1]
+		if rec.Seed, err = strconv.ParseUint(m[2], 10, 64); err != nil {
+			return fmt.Errorf("seed %q: %w", m[2], err)
+		}
 	}
-	if rec.Scenario == "" {
-		return rec, fmt.Errorf("%s: no header line naming the scenario and seed (# scenario NAME seed N)", path)
-	}
-	return rec, nil
+	return nil
 }
 
 // Write writes rec to path, uncompressed (a frame with \n before a field name is an error).

@@ -64,3 +64,21 @@ func TestRecordingRoundTrip(t *testing.T) {
 		t.Error("a frame holding \\n before a field name was written")
 	}
 }
+
+// TestCaptureReads: a capture reads as one frame, all of it, its comment line the header naming
+// the script.
+func TestCaptureReads(t *testing.T) {
+	t.Parallel()
+	raw := ": scenario tool-chain seed 3 (a server)\nevent: x\ndata: {}\n\ndata: y\n\n"
+	path := filepath.Join(t.TempDir(), "c.sse")
+	if err := os.WriteFile(path, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRecording(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Scenario != "tool-chain" || got.Seed != 3 || len(got.Header) != 1 || got.Stream() != raw {
+		t.Errorf("capture read as %+v", got)
+	}
+}
