@@ -380,7 +380,11 @@ func TestRequestsAndHeaders(t *testing.T) {
 		SetResponseHeaders(w.Header(), "run-42")
 	}))
 	t.Cleanup(srv.Close)
-	d := NewClient()
+	c, err := New().Configure("agent-7", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.(*Client)
 	s := &protocol.Session{ID: "s1", Target: "agent-7", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL, s)
 	resp := dialecttest.Do(t, srv.Client(), req, err)
