@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/scenarios"
@@ -107,12 +108,7 @@ func ScriptedCalls(exp *scenarios.Expected) ScriptCalls {
 
 // Index is the position of the call of id, -1 when there is none.
 func (s ScriptCalls) Index(id string) int {
-	for i := range s {
-		if s[i].ID == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(s, func(c scenarios.ScriptToolCall) bool { return c.ID == id })
 }
 
 // MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -305,12 +306,7 @@ func (c *Checker) content(e *Event, reasoning bool) protocol.Observation {
 }
 
 func (c *Checker) findCall(id string) int {
-	for i := range c.calls {
-		if c.calls[i].id == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(c.calls, func(cl toolCall) bool { return cl.id == id })
 }
 
 func (c *Checker) onTool(e *Event) protocol.Observation {

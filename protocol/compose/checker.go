@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -592,11 +593,7 @@ func (c *Checker) finishArgs(all bool) {
 		return // which calls must come is the script's
 	}
 	for _, tc := range c.script {
-		found := false
-		for i := range c.calls {
-			found = found || c.calls[i].id == tc.ID
-		}
-		if !found {
+		if !slices.ContainsFunc(c.calls, func(cl call) bool { return cl.id == tc.ID }) {
 			c.v.Add(RArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
 		}
 	}

@@ -53,7 +53,7 @@ func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Cl
 
 // Configure returns the client for workflow id target.
 func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
-	c := NewClient()
+	c := &Client{Base: Name, path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
 	c.redacted = strings.HasSuffix(target, "-redacted")
 	thinks := simchat.ModelThinksForSlug(target)
 	if err := o.Apply(Name, vars(c, &thinks)); err != nil {
@@ -61,11 +61,6 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 	}
 	c.noModelThinking = !thinks
 	return c, nil
-}
-
-// NewClient returns a client on the default path, for tests and library users.
-func NewClient() *Client {
-	return &Client{Base: Name, path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
 }
 
 // Client is a configured sim-canvas client, always opted in. Safe for concurrent use.

@@ -2,6 +2,7 @@ package simchat
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -232,11 +233,7 @@ func (c *Checker) checkToolKeys(data []byte) {
 		return
 	}
 	for k := range m {
-		allowed := false
-		for _, a := range toolFrameKeys {
-			allowed = allowed || k == a
-		}
-		if !allowed {
+		if !slices.Contains(toolFrameKeys[:], k) {
 			c.v.Add(RToolRedaction, "expected tool frames with only blockId, event, phase, id, name, status; saw key %q in %s", k, protocol.Quote(string(data), 120))
 			return
 		}
@@ -386,11 +383,7 @@ func (c *Checker) finishTools(mode EndMode) {
 		return
 	}
 	for _, call := range scripted {
-		found := false
-		for _, tool := range seen {
-			found = found || tool.ID == call.ID
-		}
-		if !found {
+		if !slices.ContainsFunc(seen, func(tool ToolSeen) bool { return tool.ID == call.ID }) {
 			c.v.Add(RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, c.toolPrefix+call.Name)
 		}
 	}
