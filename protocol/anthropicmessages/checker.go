@@ -10,6 +10,8 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
+var other = protocol.Observation{Kind: protocol.FrameOther}
+
 // maxBlocks bounds block indexes, as the runtime's decoder does.
 const maxBlocks = 4096
 
@@ -57,7 +59,6 @@ func NewChecker(s *protocol.Session) *Checker {
 
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	data := bytes.TrimSpace(ev.Data)
 	if err := anthropic.ParseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
 		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", protocol.Quote(string(data), 80))
@@ -145,7 +146,6 @@ func toolInput(args []byte) []byte {
 }
 
 func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if c.deltas > 0 {
 		c.v.Add(RMessage, "expected no content after message_delta, saw content_block_start %d", e.Index)
 	}
@@ -194,7 +194,6 @@ func (c *Checker) block(e *anthropic.Event, what string) *block {
 }
 
 func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	b := c.block(e, "content_block_delta")
 	if b == nil {
 		return other

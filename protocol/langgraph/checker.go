@@ -12,6 +12,8 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
+var other = protocol.Observation{Kind: protocol.FrameOther}
+
 // maxMessages bounds the messages followed, so a hostile stream cannot make the checker allocate.
 const maxMessages = 4096
 
@@ -67,7 +69,6 @@ func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 
 // Observe classifies one event and judges what can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if c.ended != "" {
 		c.after++
 		if c.after == 1 {
@@ -181,7 +182,6 @@ func (c *Checker) onMetadata(ev *sse.Event) {
 func isAI(typ string) bool { return typ == TypeAIChunk || typ == TypeAI }
 
 func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	var tuple []json.RawMessage
 	if !c.decode(ev, &tuple, "a [message chunk, metadata] pair") {
 		return other

@@ -10,6 +10,8 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
+var other = protocol.Observation{Kind: protocol.FrameOther}
+
 // maxItems bounds the output items followed, so a hostile stream cannot make the checker allocate.
 const maxItems = 4096
 
@@ -80,7 +82,6 @@ func NewChecker(s *protocol.Session, requireDone bool) *Checker {
 
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	data := bytes.TrimSpace(ev.Data)
 	if string(data) == "[DONE]" {
 		return c.onDone()
@@ -253,7 +254,6 @@ func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *p
 }
 
 func (c *Checker) onItemAdded(v *eventView) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if !v.hasItem {
 		c.v.Add(REvent, "response.output_item.added: expected an item, saw none")
 		return other
@@ -362,7 +362,6 @@ func streamable(typ string) bool {
 }
 
 func (c *Checker) onDelta(what string, v *eventView, summary bool, typ string) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if !v.hasDelta {
 		c.v.Add(REvent, "%s: expected a delta, saw none", what)
 		return other

@@ -105,7 +105,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
 		c.thinkingFrames++
-		c.thinkingUnits += utf16Len(text)
+		c.thinkingUnits += UTF16Len(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
@@ -152,7 +152,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 // the cap without ground truth, with it continuing the capped script.
 func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
-		return c.thinkingUnits+utf16Len(text) <= ThinkingCapUnits
+		return c.thinkingUnits+UTF16Len(text) <= ThinkingCapUnits
 	}
 	return !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, text)
 }
