@@ -306,11 +306,10 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 }
 
 func (c *Checker) finishContent() {
-	t := c.FinishScript(&c.v)
-	if t == nil || c.errored {
-		return // a failed turn streams no tool calls and no stop_reason
+	t := c.FinishScript(&c.v, c.tools.List, c.errored)
+	if t == nil {
+		return // a failed turn streams no stop_reason
 	}
-	c.CompareTools(&c.v, c.tools.List, t)
 	want := "end_turn"
 	if len(t.ToolCalls) > 0 {
 		want = "tool_use"

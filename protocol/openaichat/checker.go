@@ -262,11 +262,10 @@ func (c *Checker) finishComplete() {
 }
 
 func (c *Checker) finishContent() {
-	t := c.FinishScript(&c.v)
-	if t == nil || c.errored || c.toolsLost {
-		return // a failed turn streams no tool calls and no finish_reason
+	t := c.FinishScript(&c.v, c.tools.List, c.errored || c.toolsLost)
+	if t == nil {
+		return // a failed turn streams no finish_reason
 	}
-	c.CompareTools(&c.v, c.tools.List, t)
 	want := "stop"
 	if len(t.ToolCalls) > 0 {
 		want = "tool_calls"

@@ -631,11 +631,9 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 
 // finishContent compares the whole turn with the script (ground truth only).
 func (c *Checker) finishContent(errored bool) {
-	t := c.FinishScript(&c.v)
-	if t == nil || errored || c.toolsLost || c.itemsLost {
+	if c.FinishScript(&c.v, c.tools.List, errored || c.toolsLost || c.itemsLost) == nil {
 		return // a failed turn streams no more calls
 	}
-	c.CompareTools(&c.v, c.tools.List, t)
 	if c.terminal == "response.incomplete" {
 		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.S.Turn)
 	}
