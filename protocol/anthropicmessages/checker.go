@@ -43,7 +43,6 @@ type Checker struct {
 	stop    string // the stop_reason
 	stopped bool   // message_stop seen
 	errored bool   // a mid-stream error event arrived
-	after   bool   // something arrived after the end (reported once)
 }
 
 // judgeRules name this wire's rules for its Judge; read only, shared by every checker.
@@ -73,14 +72,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return other // allowed anywhere, even before message_start
 	}
 	if c.stopped || c.errored {
-		if !c.after {
-			c.after = true
-			rule, what := RMessage, "message_stop"
-			if c.errored {
-				rule, what = RError, "the error event"
-			}
-			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
+		rule, what := RMessage, "message_stop"
+		if c.errored {
+			rule, what = RError, "the error event"
 		}
+		c.AfterEnd(&c.v, rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		return other
 	}
 	if typ == "error" {

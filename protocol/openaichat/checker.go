@@ -22,7 +22,6 @@ type Checker struct {
 	toolsLost bool   // a tool_calls delta could not be placed: no checks on the calls (one defect)
 	errored   bool   // a mid-stream error frame arrived
 	done      bool   // data: [DONE] arrived
-	after     bool   // something arrived after the end (reported once)
 }
 
 // judgeRules name this wire's rules for its Judge; read only, shared by every checker.
@@ -42,14 +41,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	data := bytes.TrimSpace(ev.Data)
 	switch {
 	case c.done || c.errored:
-		if !c.after {
-			c.after = true
-			rule, what := RDone, "data: [DONE]"
-			if c.errored {
-				rule, what = RError, "the error frame"
-			}
-			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
+		rule, what := RDone, "data: [DONE]"
+		if c.errored {
+			rule, what = RError, "the error frame"
 		}
+		c.AfterEnd(&c.v, rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		return other
 	case ev.Type != "":
 		c.v.Add(protocol.RFraming, "expected data-only frames (no event: line), saw event %q", ev.Type)

@@ -65,7 +65,6 @@ type Checker struct {
 	errorEvent bool   // an error event arrived
 	failed     bool   // response.failed arrived
 	done       bool   // data: [DONE] arrived
-	after      bool   // something arrived after the end (reported once)
 	noFailed   bool   // an event other than response.failed followed the error (reported once)
 }
 
@@ -87,10 +86,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return c.onDone()
 	}
 	if c.done {
-		if !c.after {
-			c.after = true
-			c.v.Add(RLifecycle, "expected the stream to end after data: [DONE], saw %s", protocol.Quote(string(data), 80))
-		}
+		c.AfterEnd(&c.v, RLifecycle, "expected the stream to end after data: [DONE], saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
 	if err := parseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
@@ -100,10 +96,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	v := &c.view
 	c.checkHeader(ev, v, data)
 	if c.terminal != "" {
-		if !c.after {
-			c.after = true
-			c.v.Add(RLifecycle, "expected nothing but data: [DONE] after %s, saw %s", c.terminal, v.typ)
-		}
+		c.AfterEnd(&c.v, RLifecycle, "expected nothing but data: [DONE] after %s, saw %s", c.terminal, v.typ)
 		return other
 	}
 	typ := string(v.typ)

@@ -22,6 +22,7 @@ type Judge struct {
 
 	rules       *Rules
 	unscripted  bool // an error frame the script does not call for came
+	after       bool // a frame after the stream's end was reported
 	text, think jsonwire.Text
 	tokens      scenarios.TokenCounter
 	keep        bool // a conversation turn: answer is kept for the next turn's history
@@ -67,6 +68,14 @@ func (j *Judge) Text(v *protocol.Violations, p []byte) protocol.Observation {
 	}
 	j.keepOutputText(p)
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
+}
+
+// AfterEnd reports, once, a frame that came after the stream's end.
+func (j *Judge) AfterEnd(v *protocol.Violations, rule protocol.Rule, format string, args ...any) {
+	if !j.after {
+		j.after = true
+		v.Add(rule, format, args...)
+	}
 }
 
 // Answer is the answer text so far of a conversation turn (protocol.AnswerKeeper).
