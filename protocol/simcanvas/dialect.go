@@ -301,17 +301,8 @@ func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
 		c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
 	}
 	c.tokens.Break()
-	switch p.Phase {
-	case "start":
-		if c.reconnect == nil {
-			c.tracker.ToolStart(p.ID, p.Name)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolStart}
-	case "end":
-		if c.reconnect == nil {
-			c.tracker.ToolEnd(p.ID, p.Name, p.Status)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	if kind := c.tracker.Tool(p.Phase, p.ID, p.Name, p.Status, c.reconnect == nil); kind != protocol.FrameOther {
+		return protocol.Observation{Kind: kind}
 	}
 	c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
 	return protocol.Observation{Kind: protocol.FrameOther}

@@ -210,17 +210,8 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 		c.v.Add(RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
-	switch f.Phase {
-	case "start": // a status on start is not judged (docs/PROTOCOLS.md, "Variants real runtimes send")
-		if !after {
-			c.tracker.ToolStart(f.ID, f.Name)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolStart}
-	case "end":
-		if !after {
-			c.tracker.ToolEnd(f.ID, f.Name, f.Status)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	if kind := c.tracker.Tool(f.Phase, f.ID, f.Name, f.Status, !after); kind != protocol.FrameOther {
+		return protocol.Observation{Kind: kind}
 	}
 	c.v.Add(protocol.RFraming, "expected tool phase start or end, saw %q", f.Phase)
 	return protocol.Observation{Kind: protocol.FrameOther}

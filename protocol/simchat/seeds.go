@@ -153,8 +153,8 @@ func (c *Checker) judgeFinalSeeds(d *finalData) {
 // OpenAtPause reports, under R-paused, every tool still open at a paused terminal.
 func (t *Tracker) OpenAtPause() {
 	for _, tool := range t.tools {
-		if !tool.ended {
-			t.Violations.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.id, tool.name)
+		if !tool.Ended {
+			t.Violations.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
 		}
 	}
 }
