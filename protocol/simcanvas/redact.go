@@ -2,6 +2,7 @@ package simcanvas
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -129,12 +130,7 @@ func findPII(v any, path string) (string, string, bool) {
 			}
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if p, s, ok := findPII(x[k], path+"."+k); ok {
 				return p, s, true
 			}
