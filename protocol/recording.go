@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -118,12 +119,7 @@ func (rec *Recording) Write(path string) error {
 
 // HeaderSays reports whether a header line of the recording contains s.
 func (rec *Recording) HeaderSays(s string) bool {
-	for _, h := range rec.Header {
-		if strings.Contains(h, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rec.Header, func(h string) bool { return strings.Contains(h, s) })
 }
 
 // HeaderValue is the rest of the header line "# KEY VALUE" ("" when there is none).

@@ -20,11 +20,9 @@ type Violations struct {
 
 // Add records a violation of rule; the detail is formatted only for the first one per rule.
 func (v *Violations) Add(rule Rule, format string, args ...any) {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			v.extra[i]++
-			return
-		}
+	if i := slices.IndexFunc(v.list, func(x Violation) bool { return x.Rule == rule }); i >= 0 {
+		v.extra[i]++
+		return
 	}
 	v.list = append(v.list, Violation{Rule: rule, Detail: Shorten(fmt.Sprintf(format, args...), maxDetail)})
 	v.extra = append(v.extra, 0)
@@ -42,12 +40,7 @@ func Shorten(s string, n int) string {
 
 // Has reports whether rule was already violated.
 func (v *Violations) Has(rule Rule) bool {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(v.list, func(x Violation) bool { return x.Rule == rule })
 }
 
 // List returns the violations, noting how many further occurrences each rule had.

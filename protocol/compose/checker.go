@@ -258,12 +258,7 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 // findCall returns the call a delta belongs to, by id, else by index; -1 for none.
 func (c *Checker) findCall(id string, index *int) int {
 	if id != "" {
-		for i := range c.calls {
-			if c.calls[i].id == id {
-				return i
-			}
-		}
-		return -1
+		return slices.IndexFunc(c.calls, func(cl call) bool { return cl.id == id })
 	}
 	if index == nil {
 		return -1

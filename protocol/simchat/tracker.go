@@ -200,12 +200,9 @@ func (t *Tracker) legacyChunk(chunk string) {
 
 // turnPrefix reports whether chunk begins some turn's scripted text.
 func (t *Tracker) turnPrefix(chunk string) bool {
-	for _, turn := range t.exp.Turns {
-		if chunk != "" && strings.HasPrefix(turn.Text, chunk) {
-			return true
-		}
-	}
-	return false
+	return chunk != "" && slices.ContainsFunc(t.exp.Turns, func(turn scenarios.ExpectedTurn) bool {
+		return strings.HasPrefix(turn.Text, chunk)
+	})
 }
 
 // Reset follows a chunk_reset of a block.
