@@ -180,14 +180,11 @@ func (Wire) NewStream(body io.Reader) protocol.ModelStream {
 }
 
 type block struct {
-	kind    blockKind
+	kind    BlockKind
 	started bool
 	stopped bool
 	tool    int // tool ordinal for tool_use blocks
 }
-
-// maxBlocks bounds block indexes so a hostile stream cannot make the decoder allocate.
-const maxBlocks = 4096
 
 type stream struct {
 	jsonwire.Stream
@@ -282,19 +279,19 @@ func (s *stream) blockStart(e *Event) error {
 	b.started = true
 	switch string(e.Block.Type) {
 	case "thinking":
-		b.kind = blockThinking
+		b.kind = BlockThinking
 		s.Queue.PushText(protocol.ModelThinking, e.Block.Thinking)
 	case "text":
-		b.kind = blockText
+		b.kind = BlockText
 		s.Queue.PushText(protocol.ModelText, e.Block.Text)
 	case "tool_use":
-		b.kind, b.tool = blockTool, s.tools
+		b.kind, b.tool = BlockTool, s.tools
 		s.tools++
 		s.Queue.Push(protocol.ModelEvent{
 			Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.Block.ID), ToolName: string(e.Block.Name),
 		})
 	default:
-		b.kind = blockNone // redacted_thinking, server tools…: not part of the turn's text
+		b.kind = BlockOther // redacted_thinking, server tools…: not part of the turn's text
 	}
 	return nil
 }
@@ -308,26 +305,19 @@ func (s *stream) blockDelta(e *Event) error {
 	if err != nil {
 		return err
 	}
-	want := blockNone
-	switch string(e.Delta.Type) {
-	case "thinking_delta", "signature_delta":
-		want = blockThinking
-	case "text_delta":
-		want = blockText
-	case "input_json_delta":
-		want = blockTool
-	default:
+	want, ok := DeltaKind(e.Delta.Type)
+	if !ok || string(e.Delta.Type) == "citations_delta" {
 		return nil // citations and future delta types carry nothing the runtime relays
 	}
 	if b.kind != want {
-		return fmt.Errorf("%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
+		return fmt.Errorf("%s on block %d, which is not a %s block", e.Delta.Type, e.Index, want)
 	}
 	switch want {
-	case blockThinking:
+	case BlockThinking:
 		s.Queue.PushText(protocol.ModelThinking, e.Delta.Thinking)
-	case blockText:
+	case BlockText:
 		s.Queue.PushText(protocol.ModelText, e.Delta.Text)
-	case blockTool:
+	case BlockTool:
 		if len(e.Delta.PartialJSON) > 0 {
 			s.Queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.Delta.PartialJSON)})
 		}
@@ -350,8 +340,8 @@ func (s *stream) block(e *Event, starting bool) (*block, error) {
 		return nil, errors.New("index: required")
 	}
 	i := e.Index
-	if i < 0 || i >= maxBlocks {
-		return nil, fmt.Errorf("index %d out of range [0, %d)", i, maxBlocks)
+	if i < 0 || i >= MaxBlocks {
+		return nil, fmt.Errorf("index %d out of range [0, %d)", i, MaxBlocks)
 	}
 	for len(s.blocks) <= i {
 		s.blocks = append(s.blocks, block{})
@@ -390,16 +380,4 @@ func stopReason(reason string) protocol.StopReason {
 	default: // "end_turn", "stop_sequence", "pause_turn", "refusal"
 		return protocol.StopEndTurn
 	}
-}
-
-func kindName(k blockKind) string {
-	switch k {
-	case blockThinking:
-		return "thinking"
-	case blockText:
-		return "text"
-	case blockTool:
-		return "tool_use"
-	}
-	return "known"
 }

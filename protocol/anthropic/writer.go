@@ -16,15 +16,6 @@ import (
 // until message_delta).
 type StreamMeta = jsonwire.StreamMeta
 
-type blockKind uint8
-
-const (
-	blockNone blockKind = iota
-	blockThinking
-	blockText
-	blockTool
-)
-
 // toolBlock tracks one tool call's tool_use block.
 type toolBlock struct {
 	index   int // content block index; -1 until started
@@ -41,7 +32,7 @@ type StreamWriter struct {
 	f            jsonwire.Frames
 	meta         StreamMeta
 	nextIndex    int       // the index of the next content block
-	current      blockKind // the open thinking or text block, if any
+	current      BlockKind // the open thinking or text block, if any
 	currentIndex int
 	tools        []toolBlock
 }
@@ -71,16 +62,16 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
 	case scenarios.StepThinking, scenarios.StepText:
-		kind := blockThinking
+		kind := BlockThinking
 		if step.Kind == scenarios.StepText {
-			kind = blockText
+			kind = BlockText
 		}
 		if s.current != kind {
 			s.closeCurrent()
 			s.current, s.currentIndex = kind, s.nextIndex
 			s.nextIndex++
 			s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_start", s.currentIndex)
-			if kind == blockThinking {
+			if kind == BlockThinking {
 				s.f.JSON = append(s.f.JSON, `"content_block":{"type":"thinking","thinking":"","signature":""}}`...)
 			} else {
 				s.f.JSON = append(s.f.JSON, `"content_block":{"type":"text","text":""}}`...)
@@ -88,7 +79,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			s.f.Frame("content_block_start")
 		}
 		s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_delta", s.currentIndex)
-		if kind == blockThinking {
+		if kind == BlockThinking {
 			s.f.JSON = append(s.f.JSON, `"delta":{"type":"thinking_delta","thinking":`...)
 		} else {
 			s.f.JSON = append(s.f.JSON, `"delta":{"type":"text_delta","text":`...)
@@ -185,10 +176,10 @@ func (s *StreamWriter) appendPing() {
 
 // closeCurrent ends the open thinking (after its signature, as the API sends) or text block.
 func (s *StreamWriter) closeCurrent() {
-	if s.current == blockNone {
+	if s.current == BlockOther {
 		return
 	}
-	if s.current == blockThinking {
+	if s.current == BlockThinking {
 		s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_delta", s.currentIndex)
 		s.f.JSON = append(s.f.JSON, `"delta":{"type":"signature_delta","signature":"`...)
 		s.f.JSON = s.appendSignature(s.f.JSON, s.currentIndex)
@@ -196,7 +187,7 @@ func (s *StreamWriter) closeCurrent() {
 		s.f.Frame("content_block_delta")
 	}
 	s.appendBlockStop(s.currentIndex)
-	s.current = blockNone
+	s.current = BlockOther
 }
 
 // appendSignature appends a stand-in for the API's signature, from the message id and index.

@@ -12,20 +12,8 @@ import (
 
 var other = protocol.Observation{Kind: protocol.FrameOther}
 
-// maxBlocks bounds block indexes, as the runtime's decoder does.
-const maxBlocks = 4096
-
-type blockKind uint8
-
-const (
-	blockOther    blockKind = iota // redacted_thinking, server tools…: judged for order only
-	blockThinking                  // thinking_delta and signature_delta
-	blockText                      // text_delta (and citations_delta)
-	blockTool                      // tool_use: input_json_delta
-)
-
 type block struct {
-	kind    blockKind
+	kind    anthropic.BlockKind // BlockOther: judged for order only
 	stopped bool
 	tool    int // index into the checker's tools for tool_use blocks
 }
@@ -102,7 +90,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "content_block_stop":
 		if b := c.block(e, "content_block_stop"); b != nil {
 			b.stopped = true
-			if b.kind == blockTool {
+			if b.kind == anthropic.BlockTool {
 				if t := &c.tools.List[b.tool]; !clientturn.JSONObject(toolInput(t.Args)) {
 					c.v.Add(RBlock, "tool_use block %d (%s %s): input_json_delta pieces do not assemble to a JSON object: %s",
 						e.Index, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
@@ -149,7 +137,7 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	case !e.HasIndex || !e.HasBlock:
 		c.v.Add(RBlock, "expected content_block_start with index and content_block, saw %s", protocol.Quote(string(data), 80))
 		return other
-	case e.Index != len(c.blocks) || e.Index >= maxBlocks:
+	case e.Index != len(c.blocks) || e.Index >= anthropic.MaxBlocks:
 		c.v.Add(RBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.Index)
 		return other
 	}
@@ -157,13 +145,13 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	obs := other
 	switch string(e.Block.Type) {
 	case "thinking":
-		b.kind = blockThinking
+		b.kind = anthropic.BlockThinking
 		obs = c.Thinking(&c.v, e.Block.Thinking)
 	case "text":
-		b.kind = blockText
+		b.kind = anthropic.BlockText
 		obs = c.Text(&c.v, e.Block.Text)
 	case "tool_use":
-		b.kind, b.tool = blockTool, len(c.tools.List)
+		b.kind, b.tool = anthropic.BlockTool, len(c.tools.List)
 		if len(e.Block.ID) == 0 || len(e.Block.Name) == 0 {
 			c.v.Add(RBlock, "tool_use block %d: expected id and name, saw %s", e.Index, protocol.Quote(string(data), 80))
 		}
@@ -198,19 +186,12 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 		c.v.Add(RBlock, "expected content_block_delta with a delta, saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
-	want := blockOther
-	switch string(e.Delta.Type) {
-	case "thinking_delta", "signature_delta":
-		want = blockThinking
-	case "text_delta", "citations_delta":
-		want = blockText
-	case "input_json_delta":
-		want = blockTool
-	default:
+	want, ok := anthropic.DeltaKind(e.Delta.Type)
+	if !ok {
 		return other // future delta types: tolerated
 	}
 	if b.kind != want {
-		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindNames[want])
+		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, want)
 		return other
 	}
 	switch string(e.Delta.Type) {
@@ -224,9 +205,6 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 	}
 	return other
 }
-
-// kindNames name the block kinds a delta may want.
-var kindNames = [...]string{blockThinking: "thinking", blockText: "text", blockTool: "tool_use"}
 
 func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 	c.deltas++
