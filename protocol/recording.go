@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/streambench/streambench/scenarios"
 )
 
 // Recording is one stream recorded with the script it played (NAME.frames, or gzipped
@@ -99,6 +101,18 @@ func (rec *Recording) script(h string) (err error) {
 		}
 	}
 	return nil
+}
+
+// Session is the session rec's script played, to target (ID recorded-SCENARIO, its directive
+// and the scenario's prompt as the input); an unknown scenario is an error.
+func (rec *Recording) Session(target string) (*Session, error) {
+	sc, ok := scenarios.Embedded().Get(rec.Scenario)
+	if !ok {
+		return nil, fmt.Errorf("unknown scenario %s", rec.Scenario)
+	}
+	id := "recorded-" + rec.Scenario
+	return &Session{ID: id, Target: target, Expected: sc.Render(rec.Seed).Expected(),
+		Input: scenarios.Directive{Scenario: rec.Scenario, Seed: rec.Seed, Session: id}.String() + " " + sc.Prompt}, nil
 }
 
 // Write writes rec to path, uncompressed (a frame with \n before a field name is an error).

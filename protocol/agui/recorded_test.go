@@ -67,7 +67,7 @@ func aguiFaults(t *testing.T) map[string]protocol.Rule {
 
 // scriptFails reports whether the recording's script ends in a provider error (RUN_ERROR).
 func scriptFails(rec protocol.Recording) bool {
-	s, err := agui.RecordingSession(rec.Scenario, rec.Seed)
+	s, err := rec.Session("")
 	return err == nil && s.Expected.FailedTurn >= 0
 }
 
@@ -197,7 +197,7 @@ func record(t *testing.T, faults map[string]protocol.Rule) {
 // on) against the runtime's /agui/openai-all and writes the frames to file.
 func recordOne(t *testing.T, runtimeURL, name, fault, file string) {
 	t.Helper()
-	s, err := agui.RecordingSession(name, 1)
+	s, err := (&protocol.Recording{Scenario: name, Seed: 1}).Session("")
 	if err != nil {
 		t.Fatal(err)
 	}

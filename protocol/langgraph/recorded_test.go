@@ -25,7 +25,10 @@ func TestRecordedDevServerStreams(t *testing.T) {
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			rec := dialecttest.ReadRecording(t, path)
-			s := dialecttest.RecordedSession(t, rec, "agent") // interop/langgraph/run.sh's agent graph
+			s, err := rec.Session("agent") // interop/langgraph/run.sh's agent graph
+			if err != nil {
+				t.Fatal(err)
+			}
 			rules, inBand := judge(t, s, false, rec.Stream(), nil)
 			if len(rules) != 0 {
 				t.Errorf("rules %v on the dev server's stream, want none", rules)
@@ -38,7 +41,8 @@ func TestRecordedDevServerStreams(t *testing.T) {
 			if !ok {
 				t.Skip("no AI text chunk to drop")
 			}
-			rules, _ = judge(t, dialecttest.RecordedSession(t, rec, "agent"), false, dropped, nil)
+			s, _ = rec.Session("agent")
+			rules, _ = judge(t, s, false, dropped, nil)
 			want := []protocol.Rule{RContent, RMessage}
 			if s.Expected.FailedTurn >= 0 {
 				// The error ends the run before a state holds the message: only the script

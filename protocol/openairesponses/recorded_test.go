@@ -18,7 +18,11 @@ import (
 // broken (each detail logged) and whether the stream reached its terminal.
 func judgeRecorded(t *testing.T, r protocol.Recording) ([]protocol.Rule, bool) {
 	t.Helper()
-	c := openairesponses.NewChecker(dialecttest.RecordedSession(t, r, "streambench-mock"), false)
+	s, err := r.Session("streambench-mock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := openairesponses.NewChecker(s, false)
 	d := sse.NewDecoderLimits(strings.NewReader(r.Stream()), openairesponses.New().DecodeLimits())
 	ended := false
 	for {

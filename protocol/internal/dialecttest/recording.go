@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/scenarios"
 )
 
 // ReadRecording reads the recording at path; an unreadable or empty one fails t.
@@ -29,13 +28,4 @@ func Recordings(t testing.TB, pattern string, want int) []string {
 		t.Fatalf("%s: %d recordings (%v), want %d (0: any)", pattern, len(paths), err, want)
 	}
 	return paths
-}
-
-// RecordedSession is the session a capture of rec's script played: its directive with the
-// prompt "go", to target.
-func RecordedSession(t testing.TB, rec protocol.Recording, target string) *protocol.Session {
-	t.Helper()
-	id := "capture-" + rec.Scenario
-	return &protocol.Session{ID: id, Target: target, Expected: Script(t, rec.Scenario, rec.Seed).Expected(),
-		Input: scenarios.Directive{Scenario: rec.Scenario, Seed: rec.Seed, Session: id}.String() + " go"}
 }
