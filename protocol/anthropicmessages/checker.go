@@ -275,20 +275,15 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			}
 		}
 	}
-	c.finishContent()
+	// Against the script (a failed turn streams no stop_reason):
+	if t := c.FinishScript(&c.v, c.tools.List, c.errored); t != nil {
+		want := "end_turn"
+		if len(t.ToolCalls) > 0 {
+			want = "tool_use"
+		}
+		if c.stop != "" && c.stop != want {
+			c.v.Add(RMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.S.Turn, c.stop)
+		}
+	}
 	return c.v.List()
-}
-
-func (c *Checker) finishContent() {
-	t := c.FinishScript(&c.v, c.tools.List, c.errored)
-	if t == nil {
-		return // a failed turn streams no stop_reason
-	}
-	want := "end_turn"
-	if len(t.ToolCalls) > 0 {
-		want = "tool_use"
-	}
-	if c.stop != "" && c.stop != want {
-		c.v.Add(RMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.S.Turn, c.stop)
-	}
 }

@@ -234,7 +234,16 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if !c.errored {
 		c.finishComplete()
 	}
-	c.finishContent()
+	// Against the script (a failed turn streams no finish_reason):
+	if t := c.FinishScript(&c.v, c.tools.List, c.errored || c.toolsLost); t != nil {
+		want := "stop"
+		if len(t.ToolCalls) > 0 {
+			want = "tool_calls"
+		}
+		if c.finish != "" && c.finish != want {
+			c.v.Add(RFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.S.Turn, c.finish)
+		}
+	}
 	return c.v.List()
 }
 
@@ -254,20 +263,6 @@ func (c *Checker) finishComplete() {
 			c.v.Add(RToolCall, "tool call %d (%s %s): arguments do not assemble to a JSON object: %s",
 				i, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
 		}
-	}
-}
-
-func (c *Checker) finishContent() {
-	t := c.FinishScript(&c.v, c.tools.List, c.errored || c.toolsLost)
-	if t == nil {
-		return // a failed turn streams no finish_reason
-	}
-	want := "stop"
-	if len(t.ToolCalls) > 0 {
-		want = "tool_calls"
-	}
-	if c.finish != "" && c.finish != want {
-		c.v.Add(RFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.S.Turn, c.finish)
 	}
 }
 

@@ -618,18 +618,11 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if c.requireDone && !c.done {
 		c.v.Add(RLifecycle, "expected data: [DONE] at the end (requireDone: the Open Responses specification's end of stream), the stream ended without it")
 	}
-	c.finishContent(errored)
-	return c.v.List()
-}
-
-// finishContent compares the whole turn with the script (ground truth only).
-func (c *Checker) finishContent(errored bool) {
-	if c.FinishScript(&c.v, c.tools.List, errored || c.toolsLost || c.itemsLost) == nil {
-		return // a failed turn streams no more calls
-	}
-	if c.terminal == "response.incomplete" {
+	// Against the script (a failed turn streams no more calls):
+	if c.FinishScript(&c.v, c.tools.List, errored || c.toolsLost || c.itemsLost) != nil && c.terminal == "response.incomplete" {
 		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.S.Turn)
 	}
+	return c.v.List()
 }
 
 func indexText(v *eventView) string {
