@@ -2,6 +2,7 @@ package aisdk
 
 import (
 	"bytes"
+	"cmp"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -217,11 +218,7 @@ func (c *Checker) onError() protocol.Observation {
 	c.errorSeen = true
 	c.errorText = string(f.errorText)
 	c.unscripted = !c.ground || !c.s.ScriptedError()
-	msg := c.errorText
-	if msg == "" {
-		msg = "error"
-	}
-	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(c.errorText)}
 }
 
 func (c *Checker) onTerminal() protocol.Observation {
@@ -451,7 +448,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		case !ended:
 			c.v.Add(protocol.RTerminal, "expected finish (or error, or abort) then [DONE], the stream ended without a terminal")
 		case !c.end.Done:
-			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.lastTerminal())
+			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", cmp.Or(c.terminal, "error"))
 		}
 	}
 	if clean && c.terminal == typeFinish {
@@ -476,13 +473,6 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		c.judgeOutcomes()
 	}
 	return c.v.List()
-}
-
-func (c *Checker) lastTerminal() string {
-	if c.terminal != "" {
-		return c.terminal
-	}
-	return "error"
 }
 
 // judgeTerminal checks the terminal against the script: an error part where the provider

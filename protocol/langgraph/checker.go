@@ -2,6 +2,7 @@ package langgraph
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -346,18 +347,12 @@ func (c *Checker) judgeCalls(m *Message) {
 func (c *Checker) onError(ev *sse.Event) protocol.Observation {
 	c.ended = EventError
 	var e RunError
-	msg := "error"
 	if err := json.Unmarshal(ev.Data, &e); err != nil || e.Error == "" && e.Message == "" {
 		c.v.Add(RError, `error: expected {"error": name, "message": text}, saw %s`, protocol.Quote(ev.Data, 80))
-	} else if e.Message != "" {
-		msg = e.Message
-	} else {
-		msg = e.Error
+		e = RunError{} // a partly decoded one is no message
 	}
-	if !c.s.ScriptedError() {
-		c.unscripted = true
-	}
-	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+	c.unscripted = !c.s.ScriptedError()
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(cmp.Or(e.Message, e.Error))}
 }
 
 // Finish judges the end of the stream and returns every violation found.
