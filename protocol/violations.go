@@ -38,11 +38,6 @@ func Shorten(s string, n int) string {
 	return s[:runeCut(s, n)] + "…"
 }
 
-// Has reports whether rule was already violated.
-func (v *Violations) Has(rule Rule) bool {
-	return slices.ContainsFunc(v.list, func(x Violation) bool { return x.Rule == rule })
-}
-
 // List returns the violations, noting how many further occurrences each rule had.
 func (v *Violations) List() []Violation {
 	for i := range v.list {
