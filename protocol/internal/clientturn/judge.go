@@ -144,10 +144,7 @@ func (j *Judge) FinishScript(v *protocol.Violations, got []Tool, callsLost bool)
 		return nil
 	}
 	j.text.Short(v, j.rules.Content, "expected text %s next, saw only the first %d of %d bytes", 40)
-	if !j.think.Off && !j.think.Done() {
-		v.Add(j.rules.Content, "expected %s %s next, saw only the first %d of %d bytes", j.rules.Thinking,
-			protocol.Quote(j.think.Next(40), 40), j.think.Matched(), j.think.Total())
-	}
+	j.think.Short(v, j.rules.Content, "expected "+j.rules.Thinking+" %s next, saw only the first %d of %d bytes", 40)
 	if callsLost {
 		return nil
 	}
