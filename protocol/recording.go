@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -129,21 +128,6 @@ func (rec *Recording) Write(path string) error {
 		b.WriteString(strings.ReplaceAll(f, "\n", `\n`) + "\n")
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-// HeaderSays reports whether a header line of the recording contains s.
-func (rec *Recording) HeaderSays(s string) bool {
-	return slices.ContainsFunc(rec.Header, func(h string) bool { return strings.Contains(h, s) })
-}
-
-// HeaderValue is the rest of the header line "# KEY VALUE" ("" when there is none).
-func (rec *Recording) HeaderValue(key string) string {
-	for _, h := range rec.Header {
-		if v, ok := strings.CutPrefix(h, "# "+key+" "); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // Stream is the recorded stream's bytes: its frames, one after another.

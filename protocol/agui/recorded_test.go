@@ -125,7 +125,14 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 			t.Errorf("%s: ended %q, the script fails: %v", path, end, fails)
 		}
 		var want []protocol.Rule
-		if fault := rec.HeaderValue("fault"); fault != "" {
+		fault := "" // the header line "# fault NAME"
+		for _, h := range rec.Header {
+			if v, ok := strings.CutPrefix(h, "# fault "); ok {
+				fault = v
+				break
+			}
+		}
+		if fault != "" {
 			rule, ok := faults[fault]
 			if !ok {
 				t.Fatalf("%s: fault %s is not an ag-ui fault switch", path, fault)
