@@ -150,26 +150,13 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 // ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError; a
 // body that is not the API's error JSON is the message as is.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
-	return jsonwire.ReadProviderError(resp, defaultErrorType(resp.StatusCode))
+	return jsonwire.ReadProviderError(resp, errorTypes, "api_error")
 }
 
-// defaultErrorType names an error by status when the body does not, with the API's names.
-func defaultErrorType(status int) string {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case status == 529:
-		return "overloaded_error"
-	case status >= 500:
-		return "api_error"
-	case status == http.StatusUnauthorized:
-		return "authentication_error"
-	case status == http.StatusNotFound:
-		return "not_found_error"
-	default:
-		return "invalid_request_error"
-	}
-}
+// errorTypes name an error by status when the body does not, with the API's names (api_error at
+// 500 and above).
+var errorTypes = map[int]string{http.StatusTooManyRequests: "rate_limit_error", 529: "overloaded_error",
+	http.StatusUnauthorized: "authentication_error", http.StatusNotFound: "not_found_error"}
 
 // NewStream decodes a Messages event stream, blocks by index (they may interleave), ToolIndex
 // counting tool_use blocks in start order as on the openai wire. The turn ends with one

@@ -200,9 +200,15 @@ func (f *Frames) Ping() error {
 const maxErrorBody = 64 << 10
 
 // ReadProviderError reads a non-2xx response into a ProviderError: its {"error":{"type",
-// "message"}}, else the trimmed body (or status text) with defaultType.
-func ReadProviderError(resp *http.Response, defaultType string) *protocol.ProviderError {
-	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: defaultType}
+// "message"}}, else the trimmed body (or status text) typed by status: byStatus's name, else
+// serverType at 500 and above, else invalid_request_error.
+func ReadProviderError(resp *http.Response, byStatus map[int]string, serverType string) *protocol.ProviderError {
+	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: "invalid_request_error"}
+	if t, ok := byStatus[resp.StatusCode]; ok {
+		perr.Type = t
+	} else if resp.StatusCode >= 500 {
+		perr.Type = serverType
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	var parsed struct {
 		Error *struct {
