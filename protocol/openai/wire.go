@@ -126,7 +126,9 @@ func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
 }
 
 // errorTypes name an error by status when the body does not (server_error at 500 and above).
-var errorTypes = map[int]string{http.StatusTooManyRequests: "rate_limit_error", http.StatusUnauthorized: "authentication_error"}
+var errorTypes = map[int]string{
+	http.StatusTooManyRequests: "rate_limit_error", http.StatusUnauthorized: "authentication_error",
+}
 
 // NewStream decodes a streamed chat completion. The turn ends with one ModelTurnEnd at
 // data: [DONE] (or at the end of a body after a finish_reason), then io.EOF; a body ending
