@@ -13,32 +13,29 @@ import (
 )
 
 var (
-	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.EndpointDialect = (*Dialect)(nil)
-	_ protocol.Checker         = (*Checker)(nil)
-	_ protocol.AnswerKeeper    = (*Checker)(nil)
-	_ protocol.OutputKeeper    = (*Checker)(nil)
+	_ protocol.Checker      = (*Checker)(nil)
+	_ protocol.AnswerKeeper = (*Checker)(nil)
+	_ protocol.OutputKeeper = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name.
 const Name = "anthropic-messages"
 
 // Dialect is the anthropic-messages client side. Safe for concurrent use.
-type Dialect struct {
-	clientturn.Client
-}
+type Dialect = clientturn.Client
 
 // New returns the anthropic-messages dialect, requests from protocol/anthropic's encoder.
 func New() *Dialect {
-	return &Dialect{clientturn.New(clientturn.Wire{
+	return clientturn.New(clientturn.Wire{
 		Name:         Name,
+		Rules:        rules,
 		Provider:     anthropic.Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"type":"error","error":{"type":…,"message":…}}`,
 		ErrorMessage: errorMessage,
 		Endpoint:     protocol.EndpointSpec{APIKeyEnv: "ANTHROPIC_API_KEY", APIKeyHeader: "x-api-key"},
 		NewChecker:   func(s *protocol.Session, _ bool) protocol.Checker { return NewChecker(s) },
-	})}
+	})
 }
 
 // errorMessage reads the API's error JSON from a non-200 body.

@@ -13,20 +13,16 @@ import (
 )
 
 var (
-	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.EndpointDialect = (*Dialect)(nil)
-	_ protocol.Checker         = (*Checker)(nil)
-	_ protocol.AnswerKeeper    = (*Checker)(nil)
-	_ protocol.OutputKeeper    = (*Checker)(nil)
+	_ protocol.Checker      = (*Checker)(nil)
+	_ protocol.AnswerKeeper = (*Checker)(nil)
+	_ protocol.OutputKeeper = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name, and the wire's.
 const Name = "openai-responses"
 
 // Dialect is the openai-responses client side. Safe for concurrent use.
-type Dialect struct {
-	clientturn.Client
-}
+type Dialect = clientturn.Client
 
 // maxEventBytes bounds one event of this wire: its .done events and terminal repeat an item's
 // whole text on one line, past the SSE decoder's default 64 KiB.
@@ -36,8 +32,9 @@ const maxEventBytes = 8 << 20
 // stream need not end with data: [DONE] unless option requireDone: the Open Responses specification
 // ends every stream with it, OpenAI's own API at the terminal event.
 func New() *Dialect {
-	return &Dialect{clientturn.New(clientturn.Wire{
+	return clientturn.New(clientturn.Wire{
 		Name:         Name,
+		Rules:        rules,
 		Provider:     Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
@@ -46,5 +43,5 @@ func New() *Dialect {
 		Limits:       sse.Limits{MaxLine: maxEventBytes, MaxEvent: maxEventBytes},
 		DoneHelp:     "require the final data: [DONE] the Open Responses specification ends a stream with (default false: OpenAI's own stream has none)",
 		NewChecker:   func(s *protocol.Session, requireDone bool) protocol.Checker { return NewChecker(s, requireDone) },
-	})}
+	})
 }

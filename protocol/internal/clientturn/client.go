@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -14,6 +15,7 @@ import (
 
 // A provider-wire dialect is a Client and its package's rules.
 var (
+	_ protocol.Dialect         = (*Client)(nil)
 	_ protocol.Client          = (*Client)(nil)
 	_ protocol.MultiTurn       = (*Client)(nil)
 	_ protocol.ErrorChecker    = (*Client)(nil)
@@ -27,7 +29,8 @@ const DefaultModel = "streambench-mock"
 
 // Wire is what one provider-wire client dialect has of its own; Client does the rest.
 type Wire struct {
-	Name string
+	Name  string
+	Rules []protocol.RuleSpec // the rules only this dialect checks
 	// Provider is the runtime's request encoder, so streambench sends what its agent does.
 	Provider protocol.ProviderWire
 	// ErrorRule judges a non-200 answer, whose body must be ErrorJSON's shape (as details
@@ -44,7 +47,7 @@ type Wire struct {
 }
 
 // Client is a provider-wire client dialect: its model, ground truth or not, and Wire. Each
-// dialect package embeds one. Safe for concurrent use.
+// dialect package's Dialect is one. Safe for concurrent use.
 type Client struct {
 	protocol.Base
 	wire          *Wire
@@ -54,9 +57,12 @@ type Client struct {
 }
 
 // New returns the client of w on DefaultModel, with ground truth (Configure sets the options).
-func New(w Wire) Client {
-	return Client{Base: protocol.Base(w.Name), wire: &w, model: DefaultModel}
+func New(w Wire) *Client {
+	return &Client{Base: protocol.Base(w.Name), wire: &w, model: DefaultModel}
 }
+
+// Rules declares the rules only this dialect checks, for the registry.
+func (c *Client) Rules() []protocol.RuleSpec { return slices.Clone(c.wire.Rules) }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
 func (c *Client) StructureOnly() bool { return c.noGroundTruth }
