@@ -380,11 +380,7 @@ func TestRequestsAndHeaders(t *testing.T) {
 		SetResponseHeaders(w.Header(), "run-42")
 	}))
 	t.Cleanup(srv.Close)
-	c, err := New().Configure("agent-7", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := c.(*Client)
+	d := NewClient()
 	s := &protocol.Session{ID: "s1", Target: "agent-7", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL, s)
 	resp := dialecttest.Do(t, srv.Client(), req, err)

@@ -59,6 +59,9 @@ func (d *Dialect) Configure(_ string, o protocol.Options) (protocol.Client, erro
 	return c, nil
 }
 
+// NewClient returns a client on the default paths, for tests and library users.
+func NewClient() *Client { return &Client{Base: Name, path: DefaultPath, stopPath: DefaultStopPath} }
+
 // Client is a configured compose client. Safe for concurrent use.
 type Client struct {
 	protocol.Base
