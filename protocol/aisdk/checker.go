@@ -3,6 +3,7 @@ package aisdk
 import (
 	"bytes"
 	"cmp"
+	"slices"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -254,12 +255,9 @@ func (c *Checker) content() {
 }
 
 func (c *Checker) findOpen(reasoning bool, id []byte) int {
-	for i := range c.open[:c.nOpen] {
-		if c.open[i].reasoning == reasoning && string(c.open[i].id) == string(id) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(c.open[:c.nOpen], func(p openPart) bool {
+		return p.reasoning == reasoning && string(p.id) == string(id)
+	})
 }
 
 func kindName(reasoning bool) string {
@@ -317,12 +315,7 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 }
 
 func (c *Checker) findCall(id []byte) int {
-	for i := range c.calls {
-		if c.calls[i].id == string(id) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(c.calls, func(cl call) bool { return cl.id == string(id) })
 }
 
 func (c *Checker) onToolInputStart() protocol.Observation {
@@ -501,12 +494,7 @@ func (c *Checker) judgeComplete(full bool) {
 	c.reasoning.Short(&c.v, RText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	for si := range c.script {
 		sc := &c.script[si]
-		ci := -1
-		for i := range c.calls {
-			if c.calls[i].scripted == si {
-				ci = i
-			}
-		}
+		ci := slices.IndexFunc(c.calls, func(cl call) bool { return cl.scripted == si }) // judgeInput matches a scripted call once
 		switch {
 		case ci < 0:
 			c.v.Add(RTool, "scripted tool call %s (%s): expected its input, saw no part for it", sc.ID, sc.Name)
