@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -67,12 +68,7 @@ func runeCut(s string, n int) int {
 }
 
 // ErrorText is an error terminal's Observation.Error: its message, "error" when it has none.
-func ErrorText(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
-}
+func ErrorText(msg string) string { return cmp.Or(msg, "error") }
 
 // CheckEventStream is the R-headers check every dialect makes: Content-Type text/event-stream.
 func CheckEventStream(h http.Header) []Violation {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -248,23 +249,19 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 		st.broken = true
 		return false
 	}
-	for i := range st.calls {
-		if cl := &st.calls[i]; cl.index == *ch.Index {
-			if ch.Args != nil {
-				cl.args = append(cl.args, *ch.Args...)
-			}
-			return false
+	i := slices.IndexFunc(st.calls, func(cl chunkCall) bool { return cl.index == *ch.Index })
+	started := i < 0
+	if started {
+		cl := chunkCall{index: *ch.Index, id: jsonwire.Deref(ch.ID), name: jsonwire.Deref(ch.Name)}
+		if cl.id == "" || cl.name == "" {
+			c.v.Add(RMessage, "message %s: tool call index %d: expected its first chunk to carry the call's id and name, saw id %q name %q", id, cl.index, cl.id, cl.name)
 		}
+		i, st.calls = len(st.calls), append(st.calls, cl)
 	}
-	cl := chunkCall{index: *ch.Index, id: jsonwire.Deref(ch.ID), name: jsonwire.Deref(ch.Name)}
 	if ch.Args != nil {
-		cl.args = append(cl.args, *ch.Args...)
+		st.calls[i].args = append(st.calls[i].args, *ch.Args...)
 	}
-	if cl.id == "" || cl.name == "" {
-		c.v.Add(RMessage, "message %s: tool call index %d: expected its first chunk to carry the call's id and name, saw id %q name %q", id, cl.index, cl.id, cl.name)
-	}
-	st.calls = append(st.calls, cl)
-	return true
+	return started
 }
 
 // onState compares each message of a state or node update with the chunks streamed for it (the
