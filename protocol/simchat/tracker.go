@@ -94,10 +94,8 @@ func (t *Tracker) segment(i int) string {
 }
 
 func (t *Tracker) block(id string) *blockState {
-	for i := range t.blocks {
-		if t.blocks[i].id == id {
-			return &t.blocks[i]
-		}
+	if i := slices.IndexFunc(t.blocks, func(b blockState) bool { return b.id == id }); i >= 0 {
+		return &t.blocks[i]
 	}
 	t.blocks = append(t.blocks, blockState{id: id, ok: true})
 	return &t.blocks[len(t.blocks)-1]
@@ -221,24 +219,21 @@ func (t *Tracker) Reset(blockID string) {
 		return
 	case t.exp == nil: // which turn is the final one is the script's
 		b.resets++
-		b.n, b.ok, b.leaked = 0, true, 0
-		return
 	case b.resets >= t.intermediate:
 		// Out of scope, but a client honours it: the final text must stream again from its
 		// start to converge.
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset #%d in the final turn (the script has %d intermediate turns with text) after %d bytes of final text",
 			blockID, b.resets+1, t.intermediate, b.n)
-		b.n, b.ok, b.leaked = 0, true, 0
-		return
-	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls: // late but due: still the segment boundary
-		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (in the final turn, not the intermediate one)", blockID)
+	default:
+		if t.toolCalls > 0 && t.toolsEnded >= t.toolCalls { // late but due: still the segment boundary
+			t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (in the final turn, not the intermediate one)", blockID)
+		}
+		if want := t.segment(b.resets); !b.ok || b.n != len(want) {
+			t.Violations.Add(protocol.RConverge, "block %s: intermediate turn %d: expected preamble %s before chunk_reset, %s",
+				blockID, b.resets, protocol.Quote(want, 60), b.describe(want))
+		}
+		b.resets++
 	}
-	want := t.segment(b.resets)
-	if !b.ok || b.n != len(want) {
-		t.Violations.Add(protocol.RConverge, "block %s: intermediate turn %d: expected preamble %s before chunk_reset, %s",
-			blockID, b.resets, protocol.Quote(want, 60), b.describe(want))
-	}
-	b.resets++
 	b.n, b.ok, b.leaked = 0, true, 0
 }
 
@@ -276,23 +271,19 @@ func (t *Tracker) toolEnd(id, name, status string) {
 	default:
 		t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected status success, error or cancelled, saw %q", id, name, status)
 	}
-	for i := range t.tools {
-		tool := &t.tools[i]
-		if tool.ID != id {
-			continue
+	i := slices.IndexFunc(t.tools, func(tool ToolSeen) bool { return tool.ID == id })
+	switch {
+	case i < 0:
+		t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): end without an earlier start", id, name)
+	case t.tools[i].Ended:
+		t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected exactly one end, saw a second", id, name)
+	default:
+		if t.tools[i].Name != name {
+			t.Violations.Add(protocol.RToolLifecycle, "tool %s: end names %q, start named %q", id, name, t.tools[i].Name)
 		}
-		if tool.Ended {
-			t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected exactly one end, saw a second", id, name)
-			return
-		}
-		if tool.Name != name {
-			t.Violations.Add(protocol.RToolLifecycle, "tool %s: end names %q, start named %q", id, name, tool.Name)
-		}
-		tool.Ended, tool.Status = true, status
+		t.tools[i].Ended, t.tools[i].Status = true, status
 		t.toolsEnded++
-		return
 	}
-	t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): end without an earlier start", id, name)
 }
 
 // Tools returns the tool calls seen (not to be modified), for dialect-specific checks
