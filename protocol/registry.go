@@ -94,10 +94,9 @@ func (r *Registry) Taking(key string) []string {
 }
 
 func (r *Registry) option(name, key string) (OptionSpec, bool) {
-	for _, o := range r.byName[name].Options() {
-		if o.Key == key {
-			return o, true
-		}
+	opts := r.byName[name].Options()
+	if i := slices.IndexFunc(opts, func(o OptionSpec) bool { return o.Key == key }); i >= 0 {
+		return opts[i], true
 	}
 	return OptionSpec{}, false
 }

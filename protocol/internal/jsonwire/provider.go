@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -81,10 +82,8 @@ func ContentText(content json.RawMessage, textTypes ...string) (string, error) {
 		}
 		var b strings.Builder
 		for _, p := range parts {
-			for _, t := range textTypes {
-				if p.Type == t {
-					b.WriteString(p.Text)
-				}
+			if slices.Contains(textTypes, p.Type) {
+				b.WriteString(p.Text)
 			}
 		}
 		return b.String(), nil
