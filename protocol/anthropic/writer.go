@@ -44,7 +44,6 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 
 // Start writes message_start (the input usage) and a ping, as the API does.
 func (s *StreamWriter) Start() error {
-	s.f.Out = s.f.Out[:0]
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"message_start","message":{"id":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, s.meta.ID)
 	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"type":"message","role":"assistant","model":`, s.meta.Model)
@@ -59,7 +58,6 @@ func (s *StreamWriter) Start() error {
 // Step writes one scripted step: thinking as a thinking_delta, text as a text_delta, tool
 // arguments as an input_json_delta, opening (and closing) blocks as the kind changes.
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
-	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
 	case scenarios.StepThinking, scenarios.StepText:
 		kind := BlockThinking
@@ -105,6 +103,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			s.f.JSON = append(s.f.JSON, `,"input":{}}}`...)
 			s.f.Frame("content_block_start")
 		} else if !tb.open {
+			s.f.Out = s.f.Out[:0] // the step fails: closeCurrent's frames are not written
 			return fmt.Errorf("anthropic stream: tool %d: arguments piece after all %d bytes of its arguments were sent", step.Tool, len(call.Arguments))
 		}
 		s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_delta", tb.index)
@@ -130,7 +129,6 @@ func (s *StreamWriter) Error(message string) error {
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"error","error":{"type":"overloaded_error","message":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
 	s.f.JSON = append(s.f.JSON, `}}`...)
-	s.f.Out = s.f.Out[:0]
 	s.f.Frame("error")
 	return s.f.Flush("error")
 }
@@ -138,7 +136,6 @@ func (s *StreamWriter) Error(message string) error {
 // Finish closes every open block, then writes message_delta (stop_reason "tool_use" when the
 // turn has tool calls, else "end_turn", with the usage) and message_stop.
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
-	s.f.Out = s.f.Out[:0]
 	s.closeCurrent()
 	for i := range s.tools {
 		if s.tools[i].open {
@@ -164,7 +161,6 @@ func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 
 // Ping writes a ping event, the API's keep-alive.
 func (s *StreamWriter) Ping() error {
-	s.f.Out = s.f.Out[:0]
 	s.appendPing()
 	return s.f.Flush("ping")
 }

@@ -162,7 +162,7 @@ func (s *Sink) Write(b []byte) error {
 func (s *Sink) Raw(p []byte) error { return s.Write(sse.AppendEvent(s.Buf[:0], &sse.Event{Data: p})) }
 
 // Frames builds a wire writer's SSE frames in reused buffers: Frame appends JSON to Out, Flush
-// writes Out (each writer method empties it first). Not safe for concurrent use.
+// writes and empties Out. Not safe for concurrent use.
 type Frames struct {
 	w     io.Writer
 	wire  string
@@ -182,9 +182,11 @@ func (f *Frames) Frame(name string) {
 	f.Out = sse.AppendEvent(f.Out, &f.event)
 }
 
-// Flush writes Out in one Write; what names the frames in an error.
+// Flush writes Out in one Write and empties it; what names the frames in an error.
 func (f *Frames) Flush(what string) error {
-	if _, err := f.w.Write(f.Out); err != nil {
+	_, err := f.w.Write(f.Out)
+	f.Out = f.Out[:0]
+	if err != nil {
 		return fmt.Errorf("%s stream: write %s: %w", f.wire, what, err)
 	}
 	return nil
