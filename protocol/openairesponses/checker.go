@@ -347,11 +347,7 @@ func (c *Checker) onPartDone(what string, v *eventView, summary bool) {
 
 // streamable reports whether parts of type typ stream their text with delta and .done events.
 func streamable(typ string) bool {
-	switch typ {
-	case partOutputText, partRefusal, partReasoningText, partSummaryText:
-		return true
-	}
-	return false
+	return typ == partOutputText || typ == partRefusal || typ == partReasoningText || typ == partSummaryText
 }
 
 func (c *Checker) onDelta(what string, v *eventView, summary bool, typ string) protocol.Observation {

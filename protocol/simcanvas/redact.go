@@ -55,11 +55,7 @@ func HasPII(s string) bool {
 // LiveOnly reports whether typ is a live-only frame (answer text, resets, thinking, tools):
 // never buffered for a reconnect, never sent by a PII-redacted block.
 func LiveOnly(typ string) bool {
-	switch typ {
-	case TypeChunk, TypeChunkReset, TypeThinking, TypeTool:
-		return true
-	}
-	return false
+	return typ == TypeChunk || typ == TypeChunkReset || typ == TypeThinking || typ == TypeTool
 }
 
 type redactState struct {
