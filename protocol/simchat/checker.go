@@ -263,12 +263,8 @@ func walkRedacted(v any, path string, inTool bool) string {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, child := range v {
-			if inTool {
-				for _, r := range redactedKeys {
-					if strings.EqualFold(k, r) {
-						return path + "." + k
-					}
-				}
+			if inTool && slices.ContainsFunc(redactedKeys[:], func(r string) bool { return strings.EqualFold(k, r) }) {
+				return path + "." + k
 			}
 			if p := walkRedacted(child, path+"."+k, inTool || strings.Contains(strings.ToLower(k), "tool")); p != "" {
 				return p
