@@ -615,7 +615,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		c.v.Add(RLifecycle, "expected data: [DONE] at the end (requireDone: the Open Responses specification's end of stream), the stream ended without it")
 	}
 	// Against the script (a failed turn streams no more calls):
-	if c.FinishScript(&c.v, c.tools.List, errored || c.toolsLost || c.itemsLost) != nil && c.terminal == "response.incomplete" {
+	if c.FinishScript(&c.v, c.tools.List, errored || c.toolsLost || c.itemsLost, "") != nil && c.terminal == "response.incomplete" {
 		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.S.Turn)
 	}
 	return c.v.List()

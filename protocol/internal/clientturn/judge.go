@@ -8,9 +8,12 @@ import (
 
 // Rules are a wire's names for the judgements every provider-wire checker makes alike.
 type Rules struct {
-	Error, Content protocol.Rule // the provider-error rule, the ground-truth rule
-	ErrorFrame     string        // the mid-stream error frame in details ("error event")
-	Thinking       string        // the thinking text in details ("reasoning")
+	Error, Content, Stop protocol.Rule // the provider-error rule, the ground-truth rule, the stop reason's
+	ErrorFrame           string        // the mid-stream error frame in details ("error event")
+	Thinking             string        // the thinking text in details ("reasoning")
+	// StopField names the stop reason in details; EndTurn and ToolUse are its values for a turn
+	// ending in text and in tool calls.
+	StopField, EndTurn, ToolUse string
 }
 
 // Judge is the part of a provider-wire checker the same on every wire, which embeds it: the
@@ -136,9 +139,9 @@ func (j *Judge) Ended(v *protocol.Violations, streamErr error, errored bool) boo
 
 // FinishScript checks that the whole of the script's text and thinking came and, unless
 // callsLost (a failed turn streams none, or a call could not be placed), that the assembled
-// calls are the script's; it returns the scripted turn for the wire's own end checks (nil
-// without ground truth or when callsLost).
-func (j *Judge) FinishScript(v *protocol.Violations, got []Tool, callsLost bool) *scenarios.ExpectedTurn {
+// calls are the script's and a stop reason seen ("": none) the turn's; it returns the scripted
+// turn for the wire's own end checks (nil without ground truth or when callsLost).
+func (j *Judge) FinishScript(v *protocol.Violations, got []Tool, callsLost bool, stop string) *scenarios.ExpectedTurn {
 	t := j.Exp.Turn
 	if t == nil {
 		return nil
@@ -150,6 +153,13 @@ func (j *Judge) FinishScript(v *protocol.Violations, got []Tool, callsLost bool)
 	}
 	if detail, ok := CompareTools(got, t.ToolCalls); !ok {
 		v.Add(j.rules.Content, "%s", detail)
+	}
+	want := j.rules.EndTurn
+	if len(t.ToolCalls) > 0 {
+		want = j.rules.ToolUse
+	}
+	if stop != "" && stop != want {
+		v.Add(j.rules.Stop, "expected %s %q (the script's turn %d), saw %q", j.rules.StopField, want, j.S.Turn, stop)
 	}
 	return t
 }
