@@ -215,10 +215,10 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	switch {
 	case m.Type == TypeTool:
-		st.text.AppendString(text)
+		st.text.Append([]byte(text))
 		return protocol.Observation{Kind: protocol.FrameToolEnd}
 	case m.Type == TypeHuman:
-		st.text.AppendString(text)
+		st.text.Append([]byte(text))
 		return other
 	case !isAI(m.Type):
 		c.v.Add(REvent, "messages: message %s: expected an AI, tool or human message, saw type %q", m.ID, m.Type)
@@ -226,7 +226,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	obs := other
 	if text != "" {
-		st.text.AppendString(text)
+		st.text.Append([]byte(text))
 		obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
 		if c.ground && !c.unscripted {
 			jsonwire.Follow(&c.text, &c.v, RContent, "AI text", text, 60)
