@@ -206,6 +206,7 @@ func (s *stream) apply(e *Event) error {
 	if len(e.Type) > 0 {
 		typ = EventType(e.Type)
 	}
+	var err error
 	switch typ {
 	case "error":
 		perr := &protocol.ProviderError{Status: http.StatusOK, Type: "api_error"}
@@ -221,19 +222,14 @@ func (s *stream) apply(e *Event) error {
 			s.applyUsage(&e.MessageUsage)
 		}
 	case "content_block_start":
-		if err := s.blockStart(e); err != nil {
-			return fmt.Errorf("%s: %w", s.where(typ), err)
-		}
+		err = s.blockStart(e)
 	case "content_block_delta":
-		if err := s.blockDelta(e); err != nil {
-			return fmt.Errorf("%s: %w", s.where(typ), err)
-		}
+		err = s.blockDelta(e)
 	case "content_block_stop":
-		b, err := s.block(e, false)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.where(typ), err)
+		var b *block
+		if b, err = s.block(e, false); err == nil {
+			b.stopped = true
 		}
-		b.stopped = true
 	case "message_delta":
 		if e.HasDelta && len(e.Delta.StopReason) > 0 {
 			s.stop = stopReason(string(e.Delta.StopReason))
@@ -241,17 +237,17 @@ func (s *stream) apply(e *Event) error {
 		s.applyUsage(&e.Usage)
 	case "message_stop":
 		if s.stop == "" {
-			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", s.where(typ))
+			err = errors.New("message_stop before any message_delta with a stop_reason")
+		} else {
+			s.Queue.End(s.stop, s.usage)
 		}
-		s.Queue.End(s.stop, s.usage)
 	default:
 		// ping, and unknown events: the API may add event types at any time.
 	}
+	if err != nil {
+		return fmt.Errorf("anthropic stream: event %d %s: %w", s.N, typ, err)
+	}
 	return nil
-}
-
-func (s *stream) where(typ string) string {
-	return fmt.Sprintf("anthropic stream: event %d %s", s.N, typ)
 }
 
 // blockStart opens a content block, and relays what its start carries.
