@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -82,8 +81,10 @@ func ContentText(content json.RawMessage, textTypes ...string) (string, error) {
 		}
 		var b strings.Builder
 		for _, p := range parts {
-			if slices.Contains(textTypes, p.Type) {
-				b.WriteString(p.Text)
+			for _, t := range textTypes {
+				if p.Type == t {
+					b.WriteString(p.Text)
+				}
 			}
 		}
 		return b.String(), nil
