@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -196,9 +197,7 @@ type Options map[string]any
 func MergeOptions(layers ...Options) Options {
 	out := Options{}
 	for _, l := range layers {
-		for k, v := range l {
-			out[k] = v
-		}
+		maps.Copy(out, l)
 	}
 	return out
 }

@@ -306,31 +306,25 @@ func (e *PathError) Error() string {
 // is how a dialect builds its URLs, defaults included.
 func ExpandPath(tmpl string, vars ...string) (string, error) {
 	var b strings.Builder
-	rest := tmpl
-	for {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			b.WriteString(rest)
+	for rest := tmpl; ; {
+		before, after, open := strings.Cut(rest, "{")
+		b.WriteString(before)
+		if !open {
 			return b.String(), nil
 		}
-		b.WriteString(rest[:open])
-		end := strings.IndexByte(rest[open:], '}')
-		if end < 0 {
+		name, after, closed := strings.Cut(after, "}")
+		i := 0
+		for i < len(vars)-1 && vars[i] != name {
+			i += 2
+		}
+		switch {
+		case !closed:
 			return "", &PathError{Template: tmpl, Placeholder: "{", Known: knownPlaceholders(vars)}
-		}
-		name := rest[open+1 : open+end]
-		found := false
-		for i := 0; i+1 < len(vars); i += 2 {
-			if vars[i] == name {
-				b.WriteString(url.PathEscape(vars[i+1]))
-				found = true
-				break
-			}
-		}
-		if !found {
+		case i >= len(vars)-1:
 			return "", &PathError{Template: tmpl, Placeholder: "{" + name + "}", Known: knownPlaceholders(vars)}
 		}
-		rest = rest[open+end+1:]
+		b.WriteString(url.PathEscape(vars[i+1]))
+		rest = after
 	}
 }
 

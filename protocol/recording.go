@@ -9,12 +9,16 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/streambench/streambench/scenarios"
 )
 
 // Recording is one stream recorded with the script it played (NAME.frames, or gzipped
 // NAME.frames.gz): "#" header lines, one of them "scenario NAME seed N", then one SSE frame a
 // line without its blank line, a line break inside a frame written as \n (only before a field
-// name, so a JSON \n escape stays as it is).
+// name, so a JSON \n escape stays as it is). A capture (NAME.sse, NAME.sse.gz) is a real
+// server's bytes as they came after one comment line ": scenario NAME seed N (...)", its header:
+// one frame, all of it.
 type Recording struct {
 	Path     string
 	Scenario string
@@ -46,30 +50,68 @@ func ReadRecording(path string) (Recording, error) {
 		defer z.Close()
 		in = z
 	}
+	line, err := rec.read(in, strings.HasSuffix(strings.TrimSuffix(path, ".gz"), ".sse"))
+	switch {
+	case err != nil && line > 0:
+		return rec, fmt.Errorf("%s:%d: %w", path, line, err)
+	case err != nil:
+		return rec, fmt.Errorf("%s: %w", path, err)
+	case rec.Scenario == "":
+		return rec, fmt.Errorf("%s: no header line naming the scenario and seed (# scenario NAME seed N)", path)
+	}
+	return rec, nil
+}
+
+// read reads a capture, or a recording of a frame a line, from in; an error in a header line
+// says which.
+func (rec *Recording) read(in io.Reader, capture bool) (line int, err error) {
+	if capture {
+		b, err := io.ReadAll(in)
+		first, _, _ := strings.Cut(string(b), "\n")
+		rec.Header, rec.Frames = []string{first}, []string{string(b)}
+		if err != nil {
+			return 0, err
+		}
+		return 1, rec.script(first)
+	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	for line = 1; sc.Scan(); line++ {
 		text := sc.Text()
 		switch {
 		case strings.HasPrefix(text, "#"):
 			rec.Header = append(rec.Header, text)
-			if m := recordingScript.FindStringSubmatch(text); m != nil {
-				rec.Scenario = m[1]
-				if rec.Seed, err = strconv.ParseUint(m[2], 10, 64); err != nil {
-					return rec, fmt.Errorf("%s:%d: seed %q: %w", path, line, m[2], err)
-				}
+			if err := rec.script(text); err != nil {
+				return line, err
 			}
 		case text != "":
 			rec.Frames = append(rec.Frames, recordedBreak.ReplaceAllString(text, "\n$1:")+"\n\n")
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return rec, fmt.Errorf("%s: %w", path, err)
+	return 0, sc.Err()
+}
+
+// script takes the scenario and seed from header line h, if it names them.
+func (rec *Recording) script(h string) (err error) {
+	if m := recordingScript.FindStringSubmatch(h); m != nil {
+		rec.Scenario = m[1]
+		if rec.Seed, err = strconv.ParseUint(m[2], 10, 64); err != nil {
+			return fmt.Errorf("seed %q: %w", m[2], err)
+		}
 	}
-	if rec.Scenario == "" {
-		return rec, fmt.Errorf("%s: no header line naming the scenario and seed (# scenario NAME seed N)", path)
+	return nil
+}
+
+// Session is the session rec's script played, to target (ID recorded-SCENARIO, its directive
+// and the scenario's prompt as the input); an unknown scenario is an error.
+func (rec *Recording) Session(target string) (*Session, error) {
+	sc, ok := scenarios.Embedded().Get(rec.Scenario)
+	if !ok {
+		return nil, fmt.Errorf("unknown scenario %s", rec.Scenario)
 	}
-	return rec, nil
+	id := "recorded-" + rec.Scenario
+	return &Session{ID: id, Target: target, Expected: sc.Render(rec.Seed).Expected(),
+		Input: scenarios.Directive{Scenario: rec.Scenario, Seed: rec.Seed, Session: id}.String() + " " + sc.Prompt}, nil
 }
 
 // Write writes rec to path, uncompressed (a frame with \n before a field name is an error).
@@ -86,26 +128,6 @@ func (rec *Recording) Write(path string) error {
 		b.WriteString(strings.ReplaceAll(f, "\n", `\n`) + "\n")
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-// HeaderSays reports whether a header line of the recording contains s.
-func (rec *Recording) HeaderSays(s string) bool {
-	for _, h := range rec.Header {
-		if strings.Contains(h, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// HeaderValue is the rest of the header line "# KEY VALUE" ("" when there is none).
-func (rec *Recording) HeaderValue(key string) string {
-	for _, h := range rec.Header {
-		if v, ok := strings.CutPrefix(h, "# "+key+" "); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // Stream is the recorded stream's bytes: its frames, one after another.

@@ -84,20 +84,16 @@ func optionDefault(o OptionSpec) string {
 
 // Taking lists the dialects that take option key, in registration order.
 func (r *Registry) Taking(key string) []string {
-	var out []string
-	for _, n := range r.names {
-		if _, ok := r.option(n, key); ok {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(r.names), func(n string) bool {
+		_, ok := r.option(n, key)
+		return !ok
+	})
 }
 
 func (r *Registry) option(name, key string) (OptionSpec, bool) {
-	for _, o := range r.byName[name].Options() {
-		if o.Key == key {
-			return o, true
-		}
+	opts := r.byName[name].Options()
+	if i := slices.IndexFunc(opts, func(o OptionSpec) bool { return o.Key == key }); i >= 0 {
+		return opts[i], true
 	}
 	return OptionSpec{}, false
 }
@@ -137,13 +133,10 @@ func groupNames(names []string, says func(name string) string, sep string) strin
 
 // Endpoints lists the inference endpoint dialects (EndpointDialect), in registration order.
 func (r *Registry) Endpoints() []string {
-	var out []string
-	for _, n := range r.names {
-		if _, ok := r.byName[n].(EndpointDialect); ok {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(r.names), func(n string) bool {
+		_, ok := r.byName[n].(EndpointDialect)
+		return !ok
+	})
 }
 
 // Endpoint returns dialect name's EndpointSpec; false when it is no EndpointDialect.

@@ -159,12 +159,6 @@ func (s *RuleSet) Kind(r Rule) RuleKind {
 	return spec.Kind
 }
 
-// ContentPart is r's RuleSpec.Content ("" for a rule not in the set).
-func (s *RuleSet) ContentPart(r Rule) string {
-	spec, _ := s.Lookup(r)
-	return spec.Content
-}
-
 // Parse returns the rule named name (gate --allow, a mix), or an error naming the known ones.
 func (s *RuleSet) Parse(name string) (Rule, error) {
 	if _, ok := s.byID[Rule(name)]; ok {

@@ -27,13 +27,17 @@ func TestSharedRules(t *testing.T) {
 			t.Errorf("Parse(%q): %v, want an error naming it and listing the rules", bad, err)
 		}
 	}
-	if k := set.Kind(RTerminal); k != RuleMixed || set.ContentPart(RTerminal) == "" {
-		t.Errorf("R-terminal: %s, content part %q; want mixed with its content part", k, set.ContentPart(RTerminal))
+	content := func(r Rule) string {
+		spec, _ := set.Lookup(r)
+		return spec.Content
 	}
-	if k := set.Kind(RAbort); k != RuleStructure || set.ContentPart(RAbort) != "" {
-		t.Errorf("R-abort: %s, content part %q; want structure, none", k, set.ContentPart(RAbort))
+	if k := set.Kind(RTerminal); k != RuleMixed || content(RTerminal) == "" {
+		t.Errorf("R-terminal: %s, content part %q; want mixed with its content part", k, content(RTerminal))
 	}
-	if set.Kind("R-nonexistent") != 0 || set.ContentPart("R-nonexistent") != "" {
+	if k := set.Kind(RAbort); k != RuleStructure || content(RAbort) != "" {
+		t.Errorf("R-abort: %s, content part %q; want structure, none", k, content(RAbort))
+	}
+	if set.Kind("R-nonexistent") != 0 || content("R-nonexistent") != "" {
 		t.Error("an unknown rule has a kind")
 	}
 	if _, ok := set.Lookup("R-nonexistent"); ok {

@@ -32,18 +32,6 @@ func (t *RunningText) Append(p []byte) {
 	}
 }
 
-// AppendString adds s to the text.
-func (t *RunningText) AppendString(s string) {
-	if t.n == 0 {
-		t.h.SetSeed(runningSeed)
-	}
-	t.n += len(s)
-	t.h.WriteString(s)
-	if room := MaxRunningHead - len(t.head); room > 0 {
-		t.head = append(t.head, s[:min(len(s), room)]...)
-	}
-}
-
 // Len is the text's length in bytes.
 func (t *RunningText) Len() int { return t.n }
 

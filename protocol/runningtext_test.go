@@ -12,7 +12,7 @@ func TestRunningText(t *testing.T) {
 	whole := strings.Repeat("0123456789", 1000)
 	var rt RunningText
 	for i := 0; i < len(whole); i += 7 {
-		rt.AppendString(whole[i:min(i+7, len(whole))])
+		rt.Append([]byte(whole[i:min(i+7, len(whole))]))
 	}
 	if !rt.Equal([]byte(whole)) || rt.Len() != len(whole) || len(rt.Head()) != MaxRunningHead {
 		t.Fatalf("equal %v len %d head %d", rt.Equal([]byte(whole)), rt.Len(), len(rt.Head()))

@@ -2,8 +2,10 @@ package protocol
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/streambench/streambench/scenarios"
@@ -19,11 +21,9 @@ type Violations struct {
 
 // Add records a violation of rule; the detail is formatted only for the first one per rule.
 func (v *Violations) Add(rule Rule, format string, args ...any) {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			v.extra[i]++
-			return
-		}
+	if i := slices.IndexFunc(v.list, func(x Violation) bool { return x.Rule == rule }); i >= 0 {
+		v.extra[i]++
+		return
 	}
 	v.list = append(v.list, Violation{Rule: rule, Detail: Shorten(fmt.Sprintf(format, args...), maxDetail)})
 	v.extra = append(v.extra, 0)
@@ -37,16 +37,6 @@ func Shorten(s string, n int) string {
 		return s
 	}
 	return s[:runeCut(s, n)] + "…"
-}
-
-// Has reports whether rule was already violated.
-func (v *Violations) Has(rule Rule) bool {
-	for i := range v.list {
-		if v.list[i].Rule == rule {
-			return true
-		}
-	}
-	return false
 }
 
 // List returns the violations, noting how many further occurrences each rule had.
@@ -78,12 +68,7 @@ func runeCut(s string, n int) int {
 }
 
 // ErrorText is an error terminal's Observation.Error: its message, "error" when it has none.
-func ErrorText(msg string) string {
-	if msg == "" {
-		return "error"
-	}
-	return msg
-}
+func ErrorText(msg string) string { return cmp.Or(msg, "error") }
 
 // CheckEventStream is the R-headers check every dialect makes: Content-Type text/event-stream.
 func CheckEventStream(h http.Header) []Violation {
@@ -107,12 +92,7 @@ func ScriptedCalls(exp *scenarios.Expected) ScriptCalls {
 
 // Index is the position of the call of id, -1 when there is none.
 func (s ScriptCalls) Index(id string) int {
-	for i := range s {
-		if s[i].ID == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(s, func(c scenarios.ScriptToolCall) bool { return c.ID == id })
 }
 
 // MatchToolCall is the index of the scripted call a streamed one answers (its id's, else the

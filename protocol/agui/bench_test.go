@@ -19,7 +19,7 @@ func BenchmarkObserve(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := agui.RecordingSession(rec.Scenario, rec.Seed)
+			s, err := rec.Session("")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -167,14 +168,11 @@ func (c *Checker) onRunStarted(e *Event) {
 // onRunError ends the run with its error, the session's in-band error unless scripted.
 func (c *Checker) onRunError(e *Event) protocol.Observation {
 	c.ended = TypeRunError
-	msg := "error"
 	if e.Message == nil {
 		c.v.Add(RError, "RUN_ERROR: expected a string message, saw none")
-	} else if *e.Message != "" {
-		msg = *e.Message
 	}
 	c.unscripted = !c.ground || !c.s.ScriptedError()
-	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(jsonwire.Deref(e.Message))}
 }
 
 // pair opens or closes the id in field among open, reporting rule with detail when it cannot.
@@ -305,12 +303,7 @@ func (c *Checker) content(e *Event, reasoning bool) protocol.Observation {
 }
 
 func (c *Checker) findCall(id string) int {
-	for i := range c.calls {
-		if c.calls[i].id == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(c.calls, func(cl toolCall) bool { return cl.id == id })
 }
 
 func (c *Checker) onTool(e *Event) protocol.Observation {

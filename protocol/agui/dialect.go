@@ -5,6 +5,7 @@
 package agui
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 
@@ -42,9 +43,7 @@ type Dialect struct {
 
 // New returns the ag-ui dialect with opts.
 func New(opts Options) *Dialect {
-	if opts.Path == "" {
-		opts.Path = DefaultPath
-	}
+	opts.Path = cmp.Or(opts.Path, DefaultPath)
 	return &Dialect{Base: Name, opts: opts}
 }
 

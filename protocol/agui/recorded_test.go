@@ -67,7 +67,7 @@ func aguiFaults(t *testing.T) map[string]protocol.Rule {
 
 // scriptFails reports whether the recording's script ends in a provider error (RUN_ERROR).
 func scriptFails(rec protocol.Recording) bool {
-	s, err := agui.RecordingSession(rec.Scenario, rec.Seed)
+	s, err := rec.Session("")
 	return err == nil && s.Expected.FailedTurn >= 0
 }
 
@@ -125,7 +125,14 @@ func TestRecordedRuntimeStreams(t *testing.T) {
 			t.Errorf("%s: ended %q, the script fails: %v", path, end, fails)
 		}
 		var want []protocol.Rule
-		if fault := rec.HeaderValue("fault"); fault != "" {
+		fault := "" // the header line "# fault NAME"
+		for _, h := range rec.Header {
+			if v, ok := strings.CutPrefix(h, "# fault "); ok {
+				fault = v
+				break
+			}
+		}
+		if fault != "" {
 			rule, ok := faults[fault]
 			if !ok {
 				t.Fatalf("%s: fault %s is not an ag-ui fault switch", path, fault)
@@ -197,7 +204,7 @@ func record(t *testing.T, faults map[string]protocol.Rule) {
 // on) against the runtime's /agui/openai-all and writes the frames to file.
 func recordOne(t *testing.T, runtimeURL, name, fault, file string) {
 	t.Helper()
-	s, err := agui.RecordingSession(name, 1)
+	s, err := (&protocol.Recording{Scenario: name, Seed: 1}).Session("")
 	if err != nil {
 		t.Fatal(err)
 	}

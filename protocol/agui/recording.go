@@ -9,28 +9,13 @@ import (
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
-
-// RecordingSession is the protocol session a recording of scenario name at seed was made for.
-func RecordingSession(name string, seed uint64) (*protocol.Session, error) {
-	sc, ok := scenarios.Embedded().Get(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown scenario %s", name)
-	}
-	id := "agui-" + name
-	return &protocol.Session{
-		ID:       id,
-		Input:    scenarios.Directive{Scenario: name, Seed: seed, Session: id}.String() + " " + sc.Prompt,
-		Expected: sc.Render(seed).Expected(),
-	}, nil
-}
 
 // JudgeRecording replays a recorded stream through the checker and returns the rules broken and
 // its end: "" for RUN_FINISHED, a RUN_ERROR's message, else "truncated".
 func JudgeRecording(rec protocol.Recording) (rules []protocol.Rule, end string, err error) {
-	s, err := RecordingSession(rec.Scenario, rec.Seed)
+	s, err := rec.Session("")
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", rec.Path, err)
 	}

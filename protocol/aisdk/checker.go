@@ -2,6 +2,8 @@ package aisdk
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
@@ -217,11 +219,7 @@ func (c *Checker) onError() protocol.Observation {
 	c.errorSeen = true
 	c.errorText = string(f.errorText)
 	c.unscripted = !c.ground || !c.s.ScriptedError()
-	msg := c.errorText
-	if msg == "" {
-		msg = "error"
-	}
-	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(c.errorText)}
 }
 
 func (c *Checker) onTerminal() protocol.Observation {
@@ -257,12 +255,9 @@ func (c *Checker) content() {
 }
 
 func (c *Checker) findOpen(reasoning bool, id []byte) int {
-	for i := range c.open[:c.nOpen] {
-		if c.open[i].reasoning == reasoning && string(c.open[i].id) == string(id) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(c.open[:c.nOpen], func(p openPart) bool {
+		return p.reasoning == reasoning && string(p.id) == string(id)
+	})
 }
 
 func kindName(reasoning bool) string {
@@ -320,12 +315,7 @@ func (c *Checker) onDelta(reasoning bool) protocol.Observation {
 }
 
 func (c *Checker) findCall(id []byte) int {
-	for i := range c.calls {
-		if c.calls[i].id == string(id) {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(c.calls, func(cl call) bool { return cl.id == string(id) })
 }
 
 func (c *Checker) onToolInputStart() protocol.Observation {
@@ -451,7 +441,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		case !ended:
 			c.v.Add(protocol.RTerminal, "expected finish (or error, or abort) then [DONE], the stream ended without a terminal")
 		case !c.end.Done:
-			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", c.lastTerminal())
+			c.v.Add(protocol.RTerminal, "expected [DONE] after %s, the stream ended without it", cmp.Or(c.terminal, "error"))
 		}
 	}
 	if clean && c.terminal == typeFinish {
@@ -476,13 +466,6 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 		c.judgeOutcomes()
 	}
 	return c.v.List()
-}
-
-func (c *Checker) lastTerminal() string {
-	if c.terminal != "" {
-		return c.terminal
-	}
-	return "error"
 }
 
 // judgeTerminal checks the terminal against the script: an error part where the provider
@@ -511,12 +494,7 @@ func (c *Checker) judgeComplete(full bool) {
 	c.reasoning.Short(&c.v, RText, "expected the reasoning to continue with %s, saw only the first %d of %d bytes", 60)
 	for si := range c.script {
 		sc := &c.script[si]
-		ci := -1
-		for i := range c.calls {
-			if c.calls[i].scripted == si {
-				ci = i
-			}
-		}
+		ci := slices.IndexFunc(c.calls, func(cl call) bool { return cl.scripted == si }) // judgeInput matches a scripted call once
 		switch {
 		case ci < 0:
 			c.v.Add(RTool, "scripted tool call %s (%s): expected its input, saw no part for it", sc.ID, sc.Name)

@@ -114,3 +114,35 @@ func parseUsage(sc *jsonwire.Scanner, field string, u *Usage) {
 		}
 	}
 }
+
+// BlockKind is what a content block streams.
+type BlockKind uint8
+
+// Block kinds.
+const (
+	BlockOther    BlockKind = iota // redacted_thinking, server tools…: not part of the turn's text
+	BlockThinking                  // thinking_delta and signature_delta
+	BlockText                      // text_delta (and citations_delta)
+	BlockTool                      // tool_use: input_json_delta
+)
+
+var blockTypes = [...]string{BlockThinking: "thinking", BlockText: "text", BlockTool: "tool_use"}
+
+// String is the type of a block of kind k ("" for BlockOther).
+func (k BlockKind) String() string { return blockTypes[k] }
+
+// DeltaKind is the kind of block a delta of type typ belongs to; false for a type not known.
+func DeltaKind(typ []byte) (BlockKind, bool) {
+	switch string(typ) {
+	case "thinking_delta", "signature_delta":
+		return BlockThinking, true
+	case "text_delta", "citations_delta":
+		return BlockText, true
+	case "input_json_delta":
+		return BlockTool, true
+	}
+	return BlockOther, false
+}
+
+// MaxBlocks bounds block indexes so a hostile stream cannot make a reader allocate.
+const MaxBlocks = 4096

@@ -150,26 +150,13 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 // ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError; a
 // body that is not the API's error JSON is the message as is.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
-	return jsonwire.ReadProviderError(resp, defaultErrorType(resp.StatusCode))
+	return jsonwire.ReadProviderError(resp, errorTypes, "api_error")
 }
 
-// defaultErrorType names an error by status when the body does not, with the API's names.
-func defaultErrorType(status int) string {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case status == 529:
-		return "overloaded_error"
-	case status >= 500:
-		return "api_error"
-	case status == http.StatusUnauthorized:
-		return "authentication_error"
-	case status == http.StatusNotFound:
-		return "not_found_error"
-	default:
-		return "invalid_request_error"
-	}
-}
+// errorTypes name an error by status when the body does not, with the API's names (api_error at
+// 500 and above).
+var errorTypes = map[int]string{http.StatusTooManyRequests: "rate_limit_error", 529: "overloaded_error",
+	http.StatusUnauthorized: "authentication_error", http.StatusNotFound: "not_found_error"}
 
 // NewStream decodes a Messages event stream, blocks by index (they may interleave), ToolIndex
 // counting tool_use blocks in start order as on the openai wire. The turn ends with one
@@ -180,14 +167,11 @@ func (Wire) NewStream(body io.Reader) protocol.ModelStream {
 }
 
 type block struct {
-	kind    blockKind
+	kind    BlockKind
 	started bool
 	stopped bool
 	tool    int // tool ordinal for tool_use blocks
 }
-
-// maxBlocks bounds block indexes so a hostile stream cannot make the decoder allocate.
-const maxBlocks = 4096
 
 type stream struct {
 	jsonwire.Stream
@@ -222,6 +206,7 @@ func (s *stream) apply(e *Event) error {
 	if len(e.Type) > 0 {
 		typ = EventType(e.Type)
 	}
+	var err error
 	switch typ {
 	case "error":
 		perr := &protocol.ProviderError{Status: http.StatusOK, Type: "api_error"}
@@ -237,19 +222,14 @@ func (s *stream) apply(e *Event) error {
 			s.applyUsage(&e.MessageUsage)
 		}
 	case "content_block_start":
-		if err := s.blockStart(e); err != nil {
-			return fmt.Errorf("%s: %w", s.where(typ), err)
-		}
+		err = s.blockStart(e)
 	case "content_block_delta":
-		if err := s.blockDelta(e); err != nil {
-			return fmt.Errorf("%s: %w", s.where(typ), err)
-		}
+		err = s.blockDelta(e)
 	case "content_block_stop":
-		b, err := s.block(e, false)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.where(typ), err)
+		var b *block
+		if b, err = s.block(e, false); err == nil {
+			b.stopped = true
 		}
-		b.stopped = true
 	case "message_delta":
 		if e.HasDelta && len(e.Delta.StopReason) > 0 {
 			s.stop = stopReason(string(e.Delta.StopReason))
@@ -257,17 +237,17 @@ func (s *stream) apply(e *Event) error {
 		s.applyUsage(&e.Usage)
 	case "message_stop":
 		if s.stop == "" {
-			return fmt.Errorf("%s: message_stop before any message_delta with a stop_reason", s.where(typ))
+			err = errors.New("message_stop before any message_delta with a stop_reason")
+		} else {
+			s.Queue.End(s.stop, s.usage)
 		}
-		s.Queue.End(s.stop, s.usage)
 	default:
 		// ping, and unknown events: the API may add event types at any time.
 	}
+	if err != nil {
+		return fmt.Errorf("anthropic stream: event %d %s: %w", s.N, typ, err)
+	}
 	return nil
-}
-
-func (s *stream) where(typ string) string {
-	return fmt.Sprintf("anthropic stream: event %d %s", s.N, typ)
 }
 
 // blockStart opens a content block, and relays what its start carries.
@@ -282,19 +262,19 @@ func (s *stream) blockStart(e *Event) error {
 	b.started = true
 	switch string(e.Block.Type) {
 	case "thinking":
-		b.kind = blockThinking
+		b.kind = BlockThinking
 		s.Queue.PushText(protocol.ModelThinking, e.Block.Thinking)
 	case "text":
-		b.kind = blockText
+		b.kind = BlockText
 		s.Queue.PushText(protocol.ModelText, e.Block.Text)
 	case "tool_use":
-		b.kind, b.tool = blockTool, s.tools
+		b.kind, b.tool = BlockTool, s.tools
 		s.tools++
 		s.Queue.Push(protocol.ModelEvent{
 			Kind: protocol.ModelToolStart, ToolIndex: b.tool, ToolID: string(e.Block.ID), ToolName: string(e.Block.Name),
 		})
 	default:
-		b.kind = blockNone // redacted_thinking, server tools…: not part of the turn's text
+		b.kind = BlockOther // redacted_thinking, server tools…: not part of the turn's text
 	}
 	return nil
 }
@@ -308,26 +288,19 @@ func (s *stream) blockDelta(e *Event) error {
 	if err != nil {
 		return err
 	}
-	want := blockNone
-	switch string(e.Delta.Type) {
-	case "thinking_delta", "signature_delta":
-		want = blockThinking
-	case "text_delta":
-		want = blockText
-	case "input_json_delta":
-		want = blockTool
-	default:
+	want, ok := DeltaKind(e.Delta.Type)
+	if !ok || string(e.Delta.Type) == "citations_delta" {
 		return nil // citations and future delta types carry nothing the runtime relays
 	}
 	if b.kind != want {
-		return fmt.Errorf("%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindName(want))
+		return fmt.Errorf("%s on block %d, which is not a %s block", e.Delta.Type, e.Index, want)
 	}
 	switch want {
-	case blockThinking:
+	case BlockThinking:
 		s.Queue.PushText(protocol.ModelThinking, e.Delta.Thinking)
-	case blockText:
+	case BlockText:
 		s.Queue.PushText(protocol.ModelText, e.Delta.Text)
-	case blockTool:
+	case BlockTool:
 		if len(e.Delta.PartialJSON) > 0 {
 			s.Queue.Push(protocol.ModelEvent{Kind: protocol.ModelToolArgs, ToolIndex: b.tool, Text: string(e.Delta.PartialJSON)})
 		}
@@ -350,8 +323,8 @@ func (s *stream) block(e *Event, starting bool) (*block, error) {
 		return nil, errors.New("index: required")
 	}
 	i := e.Index
-	if i < 0 || i >= maxBlocks {
-		return nil, fmt.Errorf("index %d out of range [0, %d)", i, maxBlocks)
+	if i < 0 || i >= MaxBlocks {
+		return nil, fmt.Errorf("index %d out of range [0, %d)", i, MaxBlocks)
 	}
 	for len(s.blocks) <= i {
 		s.blocks = append(s.blocks, block{})
@@ -390,16 +363,4 @@ func stopReason(reason string) protocol.StopReason {
 	default: // "end_turn", "stop_sequence", "pause_turn", "refusal"
 		return protocol.StopEndTurn
 	}
-}
-
-func kindName(k blockKind) string {
-	switch k {
-	case blockThinking:
-		return "thinking"
-	case blockText:
-		return "text"
-	case blockTool:
-		return "tool_use"
-	}
-	return "known"
 }

@@ -16,15 +16,6 @@ import (
 // until message_delta).
 type StreamMeta = jsonwire.StreamMeta
 
-type blockKind uint8
-
-const (
-	blockNone blockKind = iota
-	blockThinking
-	blockText
-	blockTool
-)
-
 // toolBlock tracks one tool call's tool_use block.
 type toolBlock struct {
 	index   int // content block index; -1 until started
@@ -41,7 +32,7 @@ type StreamWriter struct {
 	f            jsonwire.Frames
 	meta         StreamMeta
 	nextIndex    int       // the index of the next content block
-	current      blockKind // the open thinking or text block, if any
+	current      BlockKind // the open thinking or text block, if any
 	currentIndex int
 	tools        []toolBlock
 }
@@ -53,7 +44,6 @@ func NewStreamWriter(w io.Writer, meta StreamMeta, includeUsage bool) *StreamWri
 
 // Start writes message_start (the input usage) and a ping, as the API does.
 func (s *StreamWriter) Start() error {
-	s.f.Out = s.f.Out[:0]
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"message_start","message":{"id":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, s.meta.ID)
 	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"type":"message","role":"assistant","model":`, s.meta.Model)
@@ -68,19 +58,18 @@ func (s *StreamWriter) Start() error {
 // Step writes one scripted step: thinking as a thinking_delta, text as a text_delta, tool
 // arguments as an input_json_delta, opening (and closing) blocks as the kind changes.
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
-	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
 	case scenarios.StepThinking, scenarios.StepText:
-		kind := blockThinking
+		kind := BlockThinking
 		if step.Kind == scenarios.StepText {
-			kind = blockText
+			kind = BlockText
 		}
 		if s.current != kind {
 			s.closeCurrent()
 			s.current, s.currentIndex = kind, s.nextIndex
 			s.nextIndex++
 			s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_start", s.currentIndex)
-			if kind == blockThinking {
+			if kind == BlockThinking {
 				s.f.JSON = append(s.f.JSON, `"content_block":{"type":"thinking","thinking":"","signature":""}}`...)
 			} else {
 				s.f.JSON = append(s.f.JSON, `"content_block":{"type":"text","text":""}}`...)
@@ -88,7 +77,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			s.f.Frame("content_block_start")
 		}
 		s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_delta", s.currentIndex)
-		if kind == blockThinking {
+		if kind == BlockThinking {
 			s.f.JSON = append(s.f.JSON, `"delta":{"type":"thinking_delta","thinking":`...)
 		} else {
 			s.f.JSON = append(s.f.JSON, `"delta":{"type":"text_delta","text":`...)
@@ -114,6 +103,7 @@ func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) er
 			s.f.JSON = append(s.f.JSON, `,"input":{}}}`...)
 			s.f.Frame("content_block_start")
 		} else if !tb.open {
+			s.f.Out = s.f.Out[:0] // the step fails: closeCurrent's frames are not written
 			return fmt.Errorf("anthropic stream: tool %d: arguments piece after all %d bytes of its arguments were sent", step.Tool, len(call.Arguments))
 		}
 		s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_delta", tb.index)
@@ -139,7 +129,6 @@ func (s *StreamWriter) Error(message string) error {
 	s.f.JSON = append(s.f.JSON[:0], `{"type":"error","error":{"type":"overloaded_error","message":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
 	s.f.JSON = append(s.f.JSON, `}}`...)
-	s.f.Out = s.f.Out[:0]
 	s.f.Frame("error")
 	return s.f.Flush("error")
 }
@@ -147,7 +136,6 @@ func (s *StreamWriter) Error(message string) error {
 // Finish closes every open block, then writes message_delta (stop_reason "tool_use" when the
 // turn has tool calls, else "end_turn", with the usage) and message_stop.
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
-	s.f.Out = s.f.Out[:0]
 	s.closeCurrent()
 	for i := range s.tools {
 		if s.tools[i].open {
@@ -173,7 +161,6 @@ func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
 
 // Ping writes a ping event, the API's keep-alive.
 func (s *StreamWriter) Ping() error {
-	s.f.Out = s.f.Out[:0]
 	s.appendPing()
 	return s.f.Flush("ping")
 }
@@ -185,10 +172,10 @@ func (s *StreamWriter) appendPing() {
 
 // closeCurrent ends the open thinking (after its signature, as the API sends) or text block.
 func (s *StreamWriter) closeCurrent() {
-	if s.current == blockNone {
+	if s.current == BlockOther {
 		return
 	}
-	if s.current == blockThinking {
+	if s.current == BlockThinking {
 		s.f.JSON = s.appendBlockHead(s.f.JSON[:0], "content_block_delta", s.currentIndex)
 		s.f.JSON = append(s.f.JSON, `"delta":{"type":"signature_delta","signature":"`...)
 		s.f.JSON = s.appendSignature(s.f.JSON, s.currentIndex)
@@ -196,7 +183,7 @@ func (s *StreamWriter) closeCurrent() {
 		s.f.Frame("content_block_delta")
 	}
 	s.appendBlockStop(s.currentIndex)
-	s.current = blockNone
+	s.current = BlockOther
 }
 
 // appendSignature appends a stand-in for the API's signature, from the message id and index.

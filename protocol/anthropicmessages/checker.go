@@ -10,27 +10,17 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
-// maxBlocks bounds block indexes, as the runtime's decoder does.
-const maxBlocks = 4096
-
-type blockKind uint8
-
-const (
-	blockOther    blockKind = iota // redacted_thinking, server tools…: judged for order only
-	blockThinking                  // thinking_delta and signature_delta
-	blockText                      // text_delta (and citations_delta)
-	blockTool                      // tool_use: input_json_delta
-)
+var other = protocol.Observation{Kind: protocol.FrameOther}
 
 type block struct {
-	kind    blockKind
+	kind    anthropic.BlockKind // BlockOther: judged for order only
 	stopped bool
 	tool    int // index into the checker's tools for tool_use blocks
 }
 
 // Checker judges one turn's Messages stream (every rule). Not safe for concurrent use.
 type Checker struct {
-	j       clientturn.Judge
+	clientturn.Judge
 	v       protocol.Violations
 	scan    jsonwire.Scanner
 	view    anthropic.Event
@@ -41,23 +31,22 @@ type Checker struct {
 	stop    string // the stop_reason
 	stopped bool   // message_stop seen
 	errored bool   // a mid-stream error event arrived
-	after   bool   // something arrived after the end (reported once)
 }
 
 // judgeRules name this wire's rules for its Judge; read only, shared by every checker.
 var judgeRules = clientturn.Rules{
-	Error: RError, Content: RContent,
+	Error: RError, Content: RContent, Stop: RMessage,
 	ErrorFrame: "error event", Thinking: "thinking",
+	StopField: "stop_reason", EndTurn: "end_turn", ToolUse: "tool_use",
 }
 
 // NewChecker returns a checker for the stream of s's current turn (s.Turn).
 func NewChecker(s *protocol.Session) *Checker {
-	return &Checker{j: clientturn.NewJudge(s, &judgeRules)}
+	return &Checker{Judge: clientturn.NewJudge(s, &judgeRules)}
 }
 
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	data := bytes.TrimSpace(ev.Data)
 	if err := anthropic.ParseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
 		c.v.Add(protocol.RFraming, "expected a JSON object event, saw %s", protocol.Quote(string(data), 80))
@@ -72,14 +61,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 		return other // allowed anywhere, even before message_start
 	}
 	if c.stopped || c.errored {
-		if !c.after {
-			c.after = true
-			rule, what := RMessage, "message_stop"
-			if c.errored {
-				rule, what = RError, "the error event"
-			}
-			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
+		rule, what := RMessage, "message_stop"
+		if c.errored {
+			rule, what = RError, "the error event"
 		}
+		c.AfterEnd(&c.v, rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		return other
 	}
 	if typ == "error" {
@@ -105,7 +91,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	case "content_block_stop":
 		if b := c.block(e, "content_block_stop"); b != nil {
 			b.stopped = true
-			if b.kind == blockTool {
+			if b.kind == anthropic.BlockTool {
 				if t := &c.tools.List[b.tool]; !clientturn.JSONObject(toolInput(t.Args)) {
 					c.v.Add(RBlock, "tool_use block %d (%s %s): input_json_delta pieces do not assemble to a JSON object: %s",
 						e.Index, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
@@ -145,7 +131,6 @@ func toolInput(args []byte) []byte {
 }
 
 func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if c.deltas > 0 {
 		c.v.Add(RMessage, "expected no content after message_delta, saw content_block_start %d", e.Index)
 	}
@@ -153,7 +138,7 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	case !e.HasIndex || !e.HasBlock:
 		c.v.Add(RBlock, "expected content_block_start with index and content_block, saw %s", protocol.Quote(string(data), 80))
 		return other
-	case e.Index != len(c.blocks) || e.Index >= maxBlocks:
+	case e.Index != len(c.blocks) || e.Index >= anthropic.MaxBlocks:
 		c.v.Add(RBlock, "expected content_block_start index %d (the next block), saw %d", len(c.blocks), e.Index)
 		return other
 	}
@@ -161,13 +146,13 @@ func (c *Checker) onBlockStart(e *anthropic.Event, data []byte) protocol.Observa
 	obs := other
 	switch string(e.Block.Type) {
 	case "thinking":
-		b.kind = blockThinking
-		obs = c.j.Thinking(&c.v, e.Block.Thinking)
+		b.kind = anthropic.BlockThinking
+		obs = c.Thinking(&c.v, e.Block.Thinking)
 	case "text":
-		b.kind = blockText
-		obs = c.j.Answer(&c.v, e.Block.Text)
+		b.kind = anthropic.BlockText
+		obs = c.Text(&c.v, e.Block.Text)
 	case "tool_use":
-		b.kind, b.tool = blockTool, len(c.tools.List)
+		b.kind, b.tool = anthropic.BlockTool, len(c.tools.List)
 		if len(e.Block.ID) == 0 || len(e.Block.Name) == 0 {
 			c.v.Add(RBlock, "tool_use block %d: expected id and name, saw %s", e.Index, protocol.Quote(string(data), 80))
 		}
@@ -194,7 +179,6 @@ func (c *Checker) block(e *anthropic.Event, what string) *block {
 }
 
 func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	b := c.block(e, "content_block_delta")
 	if b == nil {
 		return other
@@ -203,35 +187,25 @@ func (c *Checker) onBlockDelta(e *anthropic.Event, data []byte) protocol.Observa
 		c.v.Add(RBlock, "expected content_block_delta with a delta, saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
-	want := blockOther
-	switch string(e.Delta.Type) {
-	case "thinking_delta", "signature_delta":
-		want = blockThinking
-	case "text_delta", "citations_delta":
-		want = blockText
-	case "input_json_delta":
-		want = blockTool
-	default:
+	want, ok := anthropic.DeltaKind(e.Delta.Type)
+	if !ok {
 		return other // future delta types: tolerated
 	}
 	if b.kind != want {
-		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, kindNames[want])
+		c.v.Add(RBlock, "%s on block %d, which is not a %s block", e.Delta.Type, e.Index, want)
 		return other
 	}
 	switch string(e.Delta.Type) {
 	case "thinking_delta":
-		return c.j.Thinking(&c.v, e.Delta.Thinking)
+		return c.Thinking(&c.v, e.Delta.Thinking)
 	case "text_delta":
-		return c.j.Answer(&c.v, e.Delta.Text)
+		return c.Text(&c.v, e.Delta.Text)
 	case "input_json_delta":
 		t := &c.tools.List[b.tool]
 		t.Args = append(t.Args, e.Delta.PartialJSON...)
 	}
 	return other
 }
-
-// kindNames name the block kinds a delta may want.
-var kindNames = [...]string{blockThinking: "thinking", blockText: "text", blockTool: "tool_use"}
 
 func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 	c.deltas++
@@ -249,7 +223,7 @@ func (c *Checker) onMessageDelta(e *anthropic.Event, data []byte) {
 		c.v.Add(RMessage, "expected message_delta to carry delta.stop_reason, saw %s", protocol.Quote(string(data), 80))
 		return
 	}
-	if (!e.Usage.HasOutput && !c.j.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
+	if (!e.Usage.HasOutput && !c.S.NoGroundTruth) || (e.Usage.HasOutput && (e.Usage.OutputTokens < 0 || e.Usage.OutputTokens > protocol.MaxUsageTokens)) {
 		// Optional without ground truth (tokens are then estimated); out of range never.
 		c.v.Add(RMessage, "expected message_delta to carry usage.output_tokens, a count in 0…2^40, saw %s", protocol.Quote(string(data), 80))
 	}
@@ -278,18 +252,12 @@ func (c *Checker) onError(e *anthropic.Event, data []byte) protocol.Observation 
 	if !e.HasError || e.ErrorMessage == nil {
 		c.v.Add(RError, "expected an error event {\"type\":\"error\",\"error\":{\"type\":…,\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
 	}
-	return c.j.ProviderError(&c.v, e.ErrorMessage)
+	return c.ProviderError(&c.v, e.ErrorMessage)
 }
-
-// Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
-func (c *Checker) Answer() string { return c.j.AnswerText() }
-
-// OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
-func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
 
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if !c.j.Ended(&c.v, streamErr, c.errored) {
+	if !c.Ended(&c.v, streamErr, c.errored) {
 		return c.v.List()
 	}
 	if !c.errored {
@@ -308,21 +276,7 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 			}
 		}
 	}
-	c.finishContent()
+	// Against the script (a failed turn streams no stop_reason):
+	c.FinishScript(&c.v, c.tools.List, c.errored, c.stop)
 	return c.v.List()
-}
-
-func (c *Checker) finishContent() {
-	t := c.j.FinishScript(&c.v)
-	if t == nil || c.errored {
-		return // a failed turn streams no tool calls and no stop_reason
-	}
-	c.j.CompareTools(&c.v, c.tools.List, t)
-	want := "end_turn"
-	if len(t.ToolCalls) > 0 {
-		want = "tool_use"
-	}
-	if c.stop != "" && c.stop != want {
-		c.v.Add(RMessage, "expected stop_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.stop)
-	}
 }

@@ -13,35 +13,29 @@ import (
 )
 
 var (
-	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.EndpointDialect = (*Dialect)(nil)
-	_ protocol.Checker         = (*Checker)(nil)
-	_ protocol.AnswerKeeper    = (*Checker)(nil)
-	_ protocol.OutputKeeper    = (*Checker)(nil)
+	_ protocol.Checker      = (*Checker)(nil)
+	_ protocol.AnswerKeeper = (*Checker)(nil)
+	_ protocol.OutputKeeper = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name.
 const Name = "anthropic-messages"
 
 // Dialect is the anthropic-messages client side. Safe for concurrent use.
-type Dialect struct {
-	clientturn.Client
-}
-
-// Option configures a Dialect (clientturn.WithHeader: an x-api-key replaces the placeholder).
-type Option = clientturn.Option
+type Dialect = clientturn.Client
 
 // New returns the anthropic-messages dialect, requests from protocol/anthropic's encoder.
-func New(opts ...Option) *Dialect {
-	return &Dialect{clientturn.New(clientturn.Wire{
+func New() *Dialect {
+	return clientturn.New(clientturn.Wire{
 		Name:         Name,
+		Rules:        rules,
 		Provider:     anthropic.Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"type":"error","error":{"type":…,"message":…}}`,
 		ErrorMessage: errorMessage,
 		Endpoint:     protocol.EndpointSpec{APIKeyEnv: "ANTHROPIC_API_KEY", APIKeyHeader: "x-api-key"},
 		NewChecker:   func(s *protocol.Session, _ bool) protocol.Checker { return NewChecker(s) },
-	}, opts...)}
+	})
 }
 
 // errorMessage reads the API's error JSON from a non-200 body.

@@ -10,14 +10,12 @@ const (
 	RContent protocol.Rule = "R-anthropic-content"
 )
 
-// Rules declares the rules above, the ones only anthropic-messages checks, for the registry.
-func (*Dialect) Rules() []protocol.RuleSpec {
-	return []protocol.RuleSpec{
-		{ID: RMessage, Kind: protocol.RuleMixed, Text: "message_start first, one message_delta with stop_reason, message_stop last",
-			Content: "stop_reason tool_use iff the turn has scripted calls, else end_turn"},
-		{ID: RBlock, Kind: protocol.RuleStructure, Text: "each block start, deltas of its type, stop, by index"},
-		{ID: RError, Kind: protocol.RuleMixed, Text: "a provider error: its shape, and only where scripted",
-			Content: "an error (HTTP or event) at another turn than the one the script fails, or none where it fails"},
-		{ID: RContent, Kind: protocol.RuleContent, Text: "ground truth: thinking, text and tool_use equal the script"},
-	}
+// rules declare the rules above, the ones only anthropic-messages checks, for the registry.
+var rules = []protocol.RuleSpec{
+	{ID: RMessage, Kind: protocol.RuleMixed, Text: "message_start first, one message_delta with stop_reason, message_stop last",
+		Content: "stop_reason tool_use iff the turn has scripted calls, else end_turn"},
+	{ID: RBlock, Kind: protocol.RuleStructure, Text: "each block start, deltas of its type, stop, by index"},
+	{ID: RError, Kind: protocol.RuleMixed, Text: "a provider error: its shape, and only where scripted",
+		Content: "an error (HTTP or event) at another turn than the one the script fails, or none where it fails"},
+	{ID: RContent, Kind: protocol.RuleContent, Text: "ground truth: thinking, text and tool_use equal the script"},
 }

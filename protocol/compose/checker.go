@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -47,12 +48,6 @@ type call struct {
 	started      bool
 }
 
-// indexBinding ties a tool_args_delta index to the call that last introduced it with an id:
-// LangChain's tool_call_chunks name the call on its first delta only (docs/PROTOCOLS.md).
-type indexBinding struct {
-	index, call int
-}
-
 type settledTool struct {
 	call   int
 	failed bool
@@ -70,9 +65,9 @@ type Checker struct {
 	thinkingOpen       bool
 	script             protocol.ScriptCalls // every turn's scripted calls
 	calls              []call
-	byIndex            []indexBinding // each wire index's current call
-	openTools          []string       // toolNames of tool_start frames not yet closed, in order
-	startedCalls       []int          // per tool_start, the index into calls (or -1)
+	byIndex            map[int]int // each wire index's call: LangChain names a call on its first delta only
+	openTools          []string    // toolNames of tool_start frames not yet closed, in order
+	startedCalls       []int       // per tool_start, the index into calls (or -1)
 	settled            []settledTool
 	terminal           string // the first terminal's type
 	terminalDetail     string // the stopped reason or error message
@@ -257,20 +252,13 @@ func (c *Checker) onArgsDelta(t *typed, data []byte) {
 // findCall returns the call a delta belongs to, by id, else by index; -1 for none.
 func (c *Checker) findCall(id string, index *int) int {
 	if id != "" {
-		for i := range c.calls {
-			if c.calls[i].id == id {
-				return i
-			}
-		}
-		return -1
+		return slices.IndexFunc(c.calls, func(cl call) bool { return cl.id == id })
 	}
 	if index == nil {
 		return -1
 	}
-	for _, b := range c.byIndex {
-		if b.index == *index {
-			return b.call
-		}
+	if ci, ok := c.byIndex[*index]; ok {
+		return ci
 	}
 	return -1
 }
@@ -280,13 +268,10 @@ func (c *Checker) bindIndex(index *int, ci int) {
 	if index == nil {
 		return
 	}
-	for i := range c.byIndex {
-		if c.byIndex[i].index == *index {
-			c.byIndex[i].call = ci
-			return
-		}
+	if c.byIndex == nil {
+		c.byIndex = map[int]int{}
 	}
-	c.byIndex = append(c.byIndex, indexBinding{index: *index, call: ci})
+	c.byIndex[*index] = ci
 }
 
 // onToolStart opens a tool and judges its input against the call's streamed arguments. It
@@ -592,11 +577,7 @@ func (c *Checker) finishArgs(all bool) {
 		return // which calls must come is the script's
 	}
 	for _, tc := range c.script {
-		found := false
-		for i := range c.calls {
-			found = found || c.calls[i].id == tc.ID
-		}
-		if !found {
+		if !slices.ContainsFunc(c.calls, func(cl call) bool { return cl.id == tc.ID }) {
 			c.v.Add(RArgs, "expected tool_args_delta frames for scripted call %s (%s), saw none", tc.ID, tc.Name)
 		}
 	}
@@ -673,13 +654,7 @@ func (c *Checker) fastArgs(b []byte) bool {
 	if !ok {
 		return false
 	}
-	ci := -1
-	for i := range c.calls {
-		if c.calls[i].id == string(id) {
-			ci = i
-			break
-		}
-	}
+	ci := c.findCall(string(id), nil)
 	if ci >= 0 {
 		cl := &c.calls[ci]
 		if (cl.started && len(args) > 0) || (len(name) > 0 && cl.toolName != string(name)) {

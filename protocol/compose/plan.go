@@ -279,16 +279,10 @@ func (c *Checker) onTiming(f *sideFrame) {
 		}
 		st.lastElapsed, st.sawElapsed = max(st.lastElapsed, *e), true
 	}
-	after := func(what string) {
-		c.v.Add(RTimingOrder, "timing: expected %s before the done mark, saw it after", what)
-	}
 	switch f.Mark {
 	case MarkMSMStart:
 		if st.sawModelStart || st.sawFirst {
 			c.v.Add(RTimingOrder, "timing: expected msm_start before model_start and first_text_delta, saw it after")
-		}
-		if st.sawDoneMark {
-			after(MarkMSMStart)
 		}
 		st.sawMSMStart = true
 	case MarkModelStart:
@@ -296,18 +290,15 @@ func (c *Checker) onTiming(f *sideFrame) {
 			c.v.Add(RTimingOrder, "timing: expected the first model_start before first_text_delta, saw first_text_delta first")
 			st.modelBeforeFirst = true // reported once
 		}
-		if st.sawDoneMark {
-			after(MarkModelStart)
-		}
 		st.sawModelStart = true
 	case MarkFirstTextDelta:
 		st.modelBeforeFirst = st.modelBeforeFirst || st.sawModelStart
-		if st.sawDoneMark {
-			after(MarkFirstTextDelta)
-		}
 		st.sawFirst = true
 	case MarkDone:
 		st.sawDoneMark = true
+	}
+	if st.sawDoneMark && (f.Mark == MarkMSMStart || f.Mark == MarkModelStart || f.Mark == MarkFirstTextDelta) {
+		c.v.Add(RTimingOrder, "timing: expected %s before the done mark, saw it after", f.Mark)
 	}
 }
 
@@ -424,19 +415,13 @@ func (c *Checker) onPlan(typ string, f *sideFrame, data []byte) {
 	}
 }
 
-func (p planPhase) after() string {
-	switch p {
-	case phaseProposed:
-		return "after plan.proposed"
-	case phaseRequested:
-		return "while an approval was pending"
-	case phaseDecided:
-		return "after approval.decided"
-	case phaseFeedback:
-		return "after plan.feedback_requested"
-	}
-	return "before any plan.proposed"
+// phaseAfter says when a plan frame came, by the phase it came in.
+var phaseAfter = [...]string{
+	phaseNone: "before any plan.proposed", phaseProposed: "after plan.proposed", phaseRequested: "while an approval was pending",
+	phaseDecided: "after approval.decided", phaseFeedback: "after plan.feedback_requested",
 }
+
+func (p planPhase) after() string { return phaseAfter[p] }
 
 // dueDecision makes the next scripted decision due (a scripted none leaves it unanswered).
 func (c *Checker) dueDecision(id string, ver int) {
@@ -546,16 +531,14 @@ func (c *Checker) planMeasures() []protocol.Measure {
 	var out []protocol.Measure
 	used := 0
 	for i, d := range st.decided {
-		for j := used; j < len(st.log.sent); j++ {
-			s := st.log.sent[j]
-			if s.d.Version != d.Version {
-				continue
-			}
-			used = j + 1
-			if rtt := st.decidedAt[i].Sub(s.at); rtt >= 0 {
-				out = append(out, protocol.Measure{Name: protocol.MeasureApprovalRTT, Kind: protocol.MeasureLatency, Duration: rtt})
-			}
-			break
+		j := slices.IndexFunc(st.log.sent[used:], func(s sentApproval) bool { return s.d.Version == d.Version })
+		if j < 0 {
+			continue
+		}
+		s := st.log.sent[used+j]
+		used += j + 1
+		if rtt := st.decidedAt[i].Sub(s.at); rtt >= 0 {
+			out = append(out, protocol.Measure{Name: protocol.MeasureApprovalRTT, Kind: protocol.MeasureLatency, Duration: rtt})
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -214,15 +215,9 @@ func (c *Checker) judgeChildIdentity(ch *swarmChild) {
 		}
 	}
 	if parentSub != want.Parent {
-		c.v.Add(RSwarmContent, "child %s: expected it under %s as scripted, saw it under %s", ch.runKey, orRoot(want.Parent), orRoot(parentSub))
+		c.v.Add(RSwarmContent, "child %s: expected it under %s as scripted, saw it under %s",
+			ch.runKey, cmp.Or(want.Parent, "the root run"), cmp.Or(parentSub, "the root run"))
 	}
-}
-
-func orRoot(s string) string {
-	if s == "" {
-		return "the root run"
-	}
-	return s
 }
 
 func (c *Checker) childNames() []string {

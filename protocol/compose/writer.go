@@ -94,9 +94,8 @@ func (w *Writer) ToolArgsDelta(id, toolName, argsDelta string, index int) error 
 func (w *Writer) ToolStart(toolName string, input json.RawMessage, content string, display Display) error {
 	b := w.begin("tool_start")
 	b = jsonwire.AppendField(b, `,"toolName":`, toolName)
-	b = append(b, `,"input":`...)
-	var err error
-	if b, err = appendCompact(b, input); err != nil {
+	b, err := appendCompact(append(b, `,"input":`...), input)
+	if err != nil {
 		return fmt.Errorf("compose: tool_start %s input: %w", toolName, err)
 	}
 	b = jsonwire.AppendField(b, `,"content":`, content)
@@ -283,9 +282,8 @@ func (w *Writer) ChildToolStart(runKey, toolName string, input json.RawMessage) 
 	b := w.begin(TypeChildToolStart)
 	b = jsonwire.AppendField(b, `,"runKey":`, runKey)
 	b = jsonwire.AppendField(b, `,"toolName":`, toolName)
-	b = append(b, `,"input":`...)
-	var err error
-	if b, err = appendCompact(b, input); err != nil {
+	b, err := appendCompact(append(b, `,"input":`...), input)
+	if err != nil {
 		return fmt.Errorf("compose: swarm_child_tool_start %s input: %w", toolName, err)
 	}
 	return w.end(b)

@@ -121,8 +121,8 @@ func TestRulesOwnership(t *testing.T) {
 			if got, err := set.Parse(string(s.ID)); err != nil || got != s.ID {
 				t.Errorf("%s's %s: Parse = %q, %v", n, s.ID, got, err)
 			}
-			if set.Kind(s.ID) != s.Kind || set.ContentPart(s.ID) != s.Content {
-				t.Errorf("%s's %s: the registry says %s %q, the dialect %s %q", n, s.ID, set.Kind(s.ID), set.ContentPart(s.ID), s.Kind, s.Content)
+			if reg, _ := set.Lookup(s.ID); reg.Kind != s.Kind || reg.Content != s.Content {
+				t.Errorf("%s's %s: the registry says %s %q, the dialect %s %q", n, s.ID, reg.Kind, reg.Content, s.Kind, s.Content)
 			}
 			if n != compose.Name && strings.HasPrefix(string(s.ID), "R-swarm") {
 				t.Errorf("%s lists compose's %s", n, s.ID)

@@ -2,7 +2,9 @@ package langgraph
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,6 +13,8 @@ import (
 	"github.com/streambench/streambench/scenarios"
 	"github.com/streambench/streambench/sse"
 )
+
+var other = protocol.Observation{Kind: protocol.FrameOther}
 
 // maxMessages bounds the messages followed, so a hostile stream cannot make the checker allocate.
 const maxMessages = 4096
@@ -67,7 +71,6 @@ func NewChecker(s *protocol.Session, noGroundTruth bool) *Checker {
 
 // Observe classifies one event and judges what can be decided now.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if c.ended != "" {
 		c.after++
 		if c.after == 1 {
@@ -181,7 +184,6 @@ func (c *Checker) onMetadata(ev *sse.Event) {
 func isAI(typ string) bool { return typ == TypeAIChunk || typ == TypeAI }
 
 func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	var tuple []json.RawMessage
 	if !c.decode(ev, &tuple, "a [message chunk, metadata] pair") {
 		return other
@@ -213,10 +215,10 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	switch {
 	case m.Type == TypeTool:
-		st.text.AppendString(text)
+		st.text.Append([]byte(text))
 		return protocol.Observation{Kind: protocol.FrameToolEnd}
 	case m.Type == TypeHuman:
-		st.text.AppendString(text)
+		st.text.Append([]byte(text))
 		return other
 	case !isAI(m.Type):
 		c.v.Add(REvent, "messages: message %s: expected an AI, tool or human message, saw type %q", m.ID, m.Type)
@@ -224,7 +226,7 @@ func (c *Checker) onMessages(ev *sse.Event) protocol.Observation {
 	}
 	obs := other
 	if text != "" {
-		st.text.AppendString(text)
+		st.text.Append([]byte(text))
 		obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(text), Tokens: c.tokens.Text(text)}
 		if c.ground && !c.unscripted {
 			jsonwire.Follow(&c.text, &c.v, RContent, "AI text", text, 60)
@@ -247,23 +249,19 @@ func (c *Checker) onToolChunk(id string, st *streamed, ch ToolCallChunk) bool {
 		st.broken = true
 		return false
 	}
-	for i := range st.calls {
-		if cl := &st.calls[i]; cl.index == *ch.Index {
-			if ch.Args != nil {
-				cl.args = append(cl.args, *ch.Args...)
-			}
-			return false
+	i := slices.IndexFunc(st.calls, func(cl chunkCall) bool { return cl.index == *ch.Index })
+	started := i < 0
+	if started {
+		cl := chunkCall{index: *ch.Index, id: jsonwire.Deref(ch.ID), name: jsonwire.Deref(ch.Name)}
+		if cl.id == "" || cl.name == "" {
+			c.v.Add(RMessage, "message %s: tool call index %d: expected its first chunk to carry the call's id and name, saw id %q name %q", id, cl.index, cl.id, cl.name)
 		}
+		i, st.calls = len(st.calls), append(st.calls, cl)
 	}
-	cl := chunkCall{index: *ch.Index, id: jsonwire.Deref(ch.ID), name: jsonwire.Deref(ch.Name)}
 	if ch.Args != nil {
-		cl.args = append(cl.args, *ch.Args...)
+		st.calls[i].args = append(st.calls[i].args, *ch.Args...)
 	}
-	if cl.id == "" || cl.name == "" {
-		c.v.Add(RMessage, "message %s: tool call index %d: expected its first chunk to carry the call's id and name, saw id %q name %q", id, cl.index, cl.id, cl.name)
-	}
-	st.calls = append(st.calls, cl)
-	return true
+	return started
 }
 
 // onState compares each message of a state or node update with the chunks streamed for it (the
@@ -346,18 +344,12 @@ func (c *Checker) judgeCalls(m *Message) {
 func (c *Checker) onError(ev *sse.Event) protocol.Observation {
 	c.ended = EventError
 	var e RunError
-	msg := "error"
 	if err := json.Unmarshal(ev.Data, &e); err != nil || e.Error == "" && e.Message == "" {
 		c.v.Add(RError, `error: expected {"error": name, "message": text}, saw %s`, protocol.Quote(ev.Data, 80))
-	} else if e.Message != "" {
-		msg = e.Message
-	} else {
-		msg = e.Error
+		e = RunError{} // a partly decoded one is no message
 	}
-	if !c.s.ScriptedError() {
-		c.unscripted = true
-	}
-	return protocol.Observation{Kind: protocol.FrameTerminal, Error: msg}
+	c.unscripted = !c.s.ScriptedError()
+	return protocol.Observation{Kind: protocol.FrameTerminal, Error: protocol.ErrorText(cmp.Or(e.Message, e.Error))}
 }
 
 // Finish judges the end of the stream and returns every violation found.

@@ -24,9 +24,12 @@ func TestRecordedDevServerStreams(t *testing.T) {
 	paths := dialecttest.Recordings(t, filepath.Join("testdata", "langgraph-dev", "*.sse.gz"), 0)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			rec := dialecttest.ReadCapture(t, path)
-			s := rec.Session(t, "agent") // interop/langgraph/run.sh's agent graph
-			rules, inBand := judge(t, s, false, rec.Raw, nil)
+			rec := dialecttest.ReadRecording(t, path)
+			s, err := rec.Session("agent") // interop/langgraph/run.sh's agent graph
+			if err != nil {
+				t.Fatal(err)
+			}
+			rules, inBand := judge(t, s, false, rec.Stream(), nil)
 			if len(rules) != 0 {
 				t.Errorf("rules %v on the dev server's stream, want none", rules)
 			}
@@ -34,11 +37,12 @@ func TestRecordedDevServerStreams(t *testing.T) {
 				t.Errorf("in-band error %q, the script fails: %v", inBand, fails)
 			}
 
-			dropped, ok := dropTextChunk(rec.Raw)
+			dropped, ok := dropTextChunk(rec.Stream())
 			if !ok {
 				t.Skip("no AI text chunk to drop")
 			}
-			rules, _ = judge(t, rec.Session(t, "agent"), false, dropped, nil)
+			s, _ = rec.Session("agent")
+			rules, _ = judge(t, s, false, dropped, nil)
 			want := []protocol.Rule{RContent, RMessage}
 			if s.Expected.FailedTurn >= 0 {
 				// The error ends the run before a state holds the message: only the script

@@ -122,21 +122,12 @@ func (Wire) NewRequest(ctx context.Context, baseURL string, req *protocol.ModelR
 // ParseError reads a non-200 response (at most 64 KiB of its body) into a ProviderError; a
 // body that is not the API's error JSON is the message as is.
 func (Wire) ParseError(resp *http.Response) *protocol.ProviderError {
-	return jsonwire.ReadProviderError(resp, defaultErrorType(resp.StatusCode))
+	return jsonwire.ReadProviderError(resp, errorTypes, "server_error")
 }
 
-// defaultErrorType names an error by status when the body does not.
-func defaultErrorType(status int) string {
-	switch {
-	case status == http.StatusTooManyRequests:
-		return "rate_limit_error"
-	case status >= 500:
-		return "server_error"
-	case status == http.StatusUnauthorized:
-		return "authentication_error"
-	default:
-		return "invalid_request_error"
-	}
+// errorTypes name an error by status when the body does not (server_error at 500 and above).
+var errorTypes = map[int]string{
+	http.StatusTooManyRequests: "rate_limit_error", http.StatusUnauthorized: "authentication_error",
 }
 
 // NewStream decodes a streamed chat completion. The turn ends with one ModelTurnEnd at

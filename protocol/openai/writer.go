@@ -50,7 +50,6 @@ func (s *StreamWriter) appendChunkHead(b []byte) []byte {
 
 // Start writes the opening chunk, whose delta carries the assistant role and empty content.
 func (s *StreamWriter) Start() error {
-	s.f.Out = s.f.Out[:0]
 	s.appendDelta(`{"role":"assistant","content":""}`, "")
 	return s.f.Flush("start")
 }
@@ -58,7 +57,6 @@ func (s *StreamWriter) Start() error {
 // Step writes one scripted step: thinking as delta.reasoning_content, text as delta.content,
 // tool arguments as a tool_calls delta after the one that opens the call.
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
-	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
 	case scenarios.StepThinking, scenarios.StepText:
 		key := `{"content":`
@@ -102,14 +100,12 @@ func (s *StreamWriter) Error(message string) error {
 	s.f.JSON = append(s.f.JSON[:0], `{"error":{"message":`...)
 	s.f.JSON = jsonwire.AppendString(s.f.JSON, message)
 	s.f.JSON = append(s.f.JSON, `,"type":"server_error","code":null}}`...)
-	s.f.Out = s.f.Out[:0]
 	s.f.Frame("")
 	return s.f.Flush("error")
 }
 
 // Finish writes the finish_reason's chunk, the usage chunk when asked for, and data: [DONE].
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
-	s.f.Out = s.f.Out[:0]
 	reason := `"stop"`
 	if len(turn.ToolCalls) > 0 {
 		reason = `"tool_calls"`

@@ -12,7 +12,7 @@ import (
 
 // Checker judges one turn's chunk stream (every openai-chat rule). Not safe for concurrent use.
 type Checker struct {
-	j         clientturn.Judge
+	clientturn.Judge
 	v         protocol.Violations
 	scan      jsonwire.Scanner
 	view      openai.Chunk
@@ -22,18 +22,18 @@ type Checker struct {
 	toolsLost bool   // a tool_calls delta could not be placed: no checks on the calls (one defect)
 	errored   bool   // a mid-stream error frame arrived
 	done      bool   // data: [DONE] arrived
-	after     bool   // something arrived after the end (reported once)
 }
 
 // judgeRules name this wire's rules for its Judge; read only, shared by every checker.
 var judgeRules = clientturn.Rules{
-	Error: RError, Content: RContent,
+	Error: RError, Content: RContent, Stop: RFinish,
 	ErrorFrame: "provider error frame", Thinking: "reasoning",
+	StopField: "finish_reason", EndTurn: "stop", ToolUse: "tool_calls",
 }
 
 // NewChecker returns a checker for the stream of s's current turn (s.Turn).
 func NewChecker(s *protocol.Session) *Checker {
-	return &Checker{j: clientturn.NewJudge(s, &judgeRules)}
+	return &Checker{Judge: clientturn.NewJudge(s, &judgeRules)}
 }
 
 // Observe judges one SSE event.
@@ -42,14 +42,11 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	data := bytes.TrimSpace(ev.Data)
 	switch {
 	case c.done || c.errored:
-		if !c.after {
-			c.after = true
-			rule, what := RDone, "data: [DONE]"
-			if c.errored {
-				rule, what = RError, "the error frame"
-			}
-			c.v.Add(rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
+		rule, what := RDone, "data: [DONE]"
+		if c.errored {
+			rule, what = RError, "the error frame"
 		}
+		c.AfterEnd(&c.v, rule, "expected the stream to end after %s, saw %s", what, protocol.Quote(string(data), 80))
 		return other
 	case ev.Type != "":
 		c.v.Add(protocol.RFraming, "expected data-only frames (no event: line), saw event %q", ev.Type)
@@ -102,10 +99,10 @@ func (c *Checker) onChoice(ch *openai.Choice, obs *protocol.Observation, data []
 			protocol.Quote(string(reasoning), 40), protocol.Quote(string(ch.Reasoning), 40))
 	}
 	if len(reasoning) > 0 {
-		*obs = c.j.Thinking(&c.v, reasoning)
+		*obs = c.Thinking(&c.v, reasoning)
 	}
 	if len(ch.Content) > 0 {
-		a := c.j.Answer(&c.v, ch.Content)
+		a := c.Text(&c.v, ch.Content)
 		*obs = protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: a.TextBytes + obs.TextBytes, Tokens: a.Tokens + obs.Tokens}
 	}
 	for i := range ch.ToolCalls {
@@ -187,7 +184,7 @@ func finishName(b []byte) string {
 func (c *Checker) onUsage(v *openai.Chunk, data []byte) {
 	c.usage++
 	// Without ground truth usage may ride on the finish_reason's chunk, as some servers send it.
-	onFinish := c.j.S.NoGroundTruth && len(v.Choices) == 1 && len(v.Choices[0].FinishReason) > 0
+	onFinish := c.S.NoGroundTruth && len(v.Choices) == 1 && len(v.Choices[0].FinishReason) > 0
 	switch {
 	case c.usage > 1:
 		c.v.Add(RUsage, "expected one usage chunk, saw another: %s", protocol.Quote(string(data), 80))
@@ -205,7 +202,7 @@ func (c *Checker) onError(v *openai.Chunk, data []byte) protocol.Observation {
 	if v.ErrorMessage == nil {
 		c.v.Add(RError, "expected an error frame {\"error\":{\"message\":…}}, saw %s", protocol.Quote(string(data), 80))
 	}
-	return c.j.ProviderError(&c.v, v.ErrorMessage)
+	return c.ProviderError(&c.v, v.ErrorMessage)
 }
 
 func (c *Checker) onDone() protocol.Observation {
@@ -213,7 +210,7 @@ func (c *Checker) onDone() protocol.Observation {
 	if c.finish == "" {
 		c.v.Add(RFinish, "expected a finish_reason before data: [DONE], saw none")
 	}
-	if c.usage == 0 && !c.j.S.NoGroundTruth {
+	if c.usage == 0 && !c.S.NoGroundTruth {
 		// Without ground truth it is optional (TGI sends none): tokens are then estimated.
 		c.v.Add(RUsage, "expected a usage chunk (stream_options.include_usage) before data: [DONE], saw none")
 	}
@@ -230,21 +227,16 @@ func (c *Checker) TerminalMissing() string {
 	return ""
 }
 
-// Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
-func (c *Checker) Answer() string { return c.j.AnswerText() }
-
-// OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
-func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
-
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if !c.j.Ended(&c.v, streamErr, c.errored) {
+	if !c.Ended(&c.v, streamErr, c.errored) {
 		return c.v.List()
 	}
 	if !c.errored {
 		c.finishComplete()
 	}
-	c.finishContent()
+	// Against the script (a failed turn streams no finish_reason):
+	c.FinishScript(&c.v, c.tools.List, c.errored || c.toolsLost, c.finish)
 	return c.v.List()
 }
 
@@ -254,7 +246,7 @@ func (c *Checker) finishComplete() {
 		if c.finish == "" {
 			c.v.Add(RFinish, "expected a finish_reason, the stream ended without one")
 		}
-		if c.usage == 0 && !c.j.S.NoGroundTruth {
+		if c.usage == 0 && !c.S.NoGroundTruth {
 			c.v.Add(RUsage, "expected a usage chunk (stream_options.include_usage), the stream ended without one")
 		}
 		c.v.Add(RDone, "expected data: [DONE] at the end, the stream ended without it")
@@ -264,21 +256,6 @@ func (c *Checker) finishComplete() {
 			c.v.Add(RToolCall, "tool call %d (%s %s): arguments do not assemble to a JSON object: %s",
 				i, t.ID, t.Name, protocol.Quote(string(t.Args), 80))
 		}
-	}
-}
-
-func (c *Checker) finishContent() {
-	t := c.j.FinishScript(&c.v)
-	if t == nil || c.errored || c.toolsLost {
-		return // a failed turn streams no tool calls and no finish_reason
-	}
-	c.j.CompareTools(&c.v, c.tools.List, t)
-	want := "stop"
-	if len(t.ToolCalls) > 0 {
-		want = "tool_calls"
-	}
-	if c.finish != "" && c.finish != want {
-		c.v.Add(RFinish, "expected finish_reason %q (the script's turn %d), saw %q", want, c.j.S.Turn, c.finish)
 	}
 }
 

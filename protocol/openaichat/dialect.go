@@ -11,28 +11,22 @@ import (
 )
 
 var (
-	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.EndpointDialect = (*Dialect)(nil)
-	_ protocol.Checker         = (*Checker)(nil)
-	_ protocol.AnswerKeeper    = (*Checker)(nil)
-	_ protocol.OutputKeeper    = (*Checker)(nil)
+	_ protocol.Checker      = (*Checker)(nil)
+	_ protocol.AnswerKeeper = (*Checker)(nil)
+	_ protocol.OutputKeeper = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name.
 const Name = "openai-chat"
 
 // Dialect is the openai-chat client side. Safe for concurrent use.
-type Dialect struct {
-	clientturn.Client
-}
-
-// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, WithHeader).
-type Option = clientturn.Option
+type Dialect = clientturn.Client
 
 // New returns the openai-chat dialect, its requests from the runtime's encoder (protocol/openai).
-func New(opts ...Option) *Dialect {
-	return &Dialect{clientturn.New(clientturn.Wire{
+func New() *Dialect {
+	return clientturn.New(clientturn.Wire{
 		Name:         Name,
+		Rules:        rules,
 		Provider:     openai.Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
@@ -43,5 +37,5 @@ func New(opts ...Option) *Dialect {
 			VLLMFields:      true,
 		},
 		NewChecker: func(s *protocol.Session, _ bool) protocol.Checker { return NewChecker(s) },
-	}, opts...)}
+	})
 }

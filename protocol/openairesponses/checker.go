@@ -10,6 +10,8 @@ import (
 	"github.com/streambench/streambench/sse"
 )
 
+var other = protocol.Observation{Kind: protocol.FrameOther}
+
 // maxItems bounds the output items followed, so a hostile stream cannot make the checker allocate.
 const maxItems = 4096
 
@@ -44,7 +46,7 @@ type part struct {
 
 // Checker judges one turn's Responses stream (every rule). Not safe for concurrent use.
 type Checker struct {
-	j           clientturn.Judge
+	clientturn.Judge
 	v           protocol.Violations
 	scan        jsonwire.Scanner
 	view        eventView
@@ -63,7 +65,6 @@ type Checker struct {
 	errorEvent bool   // an error event arrived
 	failed     bool   // response.failed arrived
 	done       bool   // data: [DONE] arrived
-	after      bool   // something arrived after the end (reported once)
 	noFailed   bool   // an event other than response.failed followed the error (reported once)
 }
 
@@ -75,21 +76,17 @@ var judgeRules = clientturn.Rules{
 
 // NewChecker returns a checker of s's current turn; requireDone asks for the final [DONE].
 func NewChecker(s *protocol.Session, requireDone bool) *Checker {
-	return &Checker{j: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
+	return &Checker{Judge: clientturn.NewJudge(s, &judgeRules), requireDone: requireDone}
 }
 
 // Observe judges one SSE event.
 func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	data := bytes.TrimSpace(ev.Data)
 	if string(data) == "[DONE]" {
 		return c.onDone()
 	}
 	if c.done {
-		if !c.after {
-			c.after = true
-			c.v.Add(RLifecycle, "expected the stream to end after data: [DONE], saw %s", protocol.Quote(string(data), 80))
-		}
+		c.AfterEnd(&c.v, RLifecycle, "expected the stream to end after data: [DONE], saw %s", protocol.Quote(string(data), 80))
 		return other
 	}
 	if err := parseEvent(&c.scan, data, &c.view); err != nil || len(data) == 0 || data[0] != '{' {
@@ -99,10 +96,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	v := &c.view
 	c.checkHeader(ev, v, data)
 	if c.terminal != "" {
-		if !c.after {
-			c.after = true
-			c.v.Add(RLifecycle, "expected nothing but data: [DONE] after %s, saw %s", c.terminal, v.typ)
-		}
+		c.AfterEnd(&c.v, RLifecycle, "expected nothing but data: [DONE] after %s, saw %s", c.terminal, v.typ)
 		return other
 	}
 	typ := string(v.typ)
@@ -253,7 +247,6 @@ func (c *Checker) findPart(it *item, v *eventView, summary bool, what string) *p
 }
 
 func (c *Checker) onItemAdded(v *eventView) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if !v.hasItem {
 		c.v.Add(REvent, "response.output_item.added: expected an item, saw none")
 		return other
@@ -354,15 +347,10 @@ func (c *Checker) onPartDone(what string, v *eventView, summary bool) {
 
 // streamable reports whether parts of type typ stream their text with delta and .done events.
 func streamable(typ string) bool {
-	switch typ {
-	case partOutputText, partRefusal, partReasoningText, partSummaryText:
-		return true
-	}
-	return false
+	return typ == partOutputText || typ == partRefusal || typ == partReasoningText || typ == partSummaryText
 }
 
 func (c *Checker) onDelta(what string, v *eventView, summary bool, typ string) protocol.Observation {
-	other := protocol.Observation{Kind: protocol.FrameOther}
 	if !v.hasDelta {
 		c.v.Add(REvent, "%s: expected a delta, saw none", what)
 		return other
@@ -379,9 +367,9 @@ func (c *Checker) onDelta(what string, v *eventView, summary bool, typ string) p
 	}
 	switch typ {
 	case partOutputText:
-		return c.j.Answer(&c.v, v.delta)
+		return c.Text(&c.v, v.delta)
 	case partReasoningText:
-		return c.j.Thinking(&c.v, v.delta)
+		return c.Thinking(&c.v, v.delta)
 	case partSummaryText:
 		// A summary is the model's account, not the script's reasoning: never compared.
 		if len(v.delta) > 0 {
@@ -543,7 +531,7 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 		if !r.hasError || len(r.errMessage) == 0 {
 			c.v.Add(RError, "response.failed: expected the response's error with a message, saw none")
 		}
-		return c.j.ProviderError(&c.v, r.errMessage)
+		return c.ProviderError(&c.v, r.errMessage)
 	}
 	if !c.itemsLost {
 		incomplete := false
@@ -566,7 +554,7 @@ func (c *Checker) onTerminal(typ string, v *eventView) protocol.Observation {
 		c.v.Add(RUsage, "%s: expected usage.output_tokens, a count in 0…2^40, saw %d", typ, r.outputTokens)
 	case r.hasUsage && r.hasTokens:
 		obs.UsageTokens = r.outputTokens
-	case typ == "response.completed" && !c.j.S.NoGroundTruth:
+	case typ == "response.completed" && !c.S.NoGroundTruth:
 		// Optional without ground truth: tokens are then estimated from the text.
 		c.v.Add(RUsage, "response.completed: expected usage.output_tokens, saw none")
 	}
@@ -597,7 +585,7 @@ func (c *Checker) onError(v *eventView) protocol.Observation {
 	if len(msg) == 0 {
 		c.v.Add(RError, "expected an error event with a message ({\"type\":\"error\",\"message\":…}), saw none")
 	}
-	return c.j.ProviderError(&c.v, msg)
+	return c.ProviderError(&c.v, msg)
 }
 
 func (c *Checker) onDone() protocol.Observation {
@@ -611,19 +599,13 @@ func (c *Checker) onDone() protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameDone}
 }
 
-// Answer is the answer text of a conversation turn (protocol.AnswerKeeper).
-func (c *Checker) Answer() string { return c.j.AnswerText() }
-
-// OutputText is the thinking and answer text without ground truth (protocol.OutputKeeper).
-func (c *Checker) OutputText() ([]byte, int64) { return c.j.OutputText() }
-
 // Finish judges the end of the stream and returns every violation found.
 func (c *Checker) Finish(streamErr error) []protocol.Violation {
-	if c.errorEvent && !c.failed && !c.noFailed && streamErr == nil && !c.j.S.Aborted {
+	if c.errorEvent && !c.failed && !c.noFailed && streamErr == nil && !c.S.Aborted {
 		c.v.Add(RError, "expected response.failed after the error event, the stream ended")
 	}
 	errored := c.errorEvent || c.failed
-	if !c.j.Ended(&c.v, streamErr, errored) {
+	if !c.Ended(&c.v, streamErr, errored) {
 		return c.v.List()
 	}
 	if !errored && c.terminal == "" {
@@ -632,20 +614,11 @@ func (c *Checker) Finish(streamErr error) []protocol.Violation {
 	if c.requireDone && !c.done {
 		c.v.Add(RLifecycle, "expected data: [DONE] at the end (requireDone: the Open Responses specification's end of stream), the stream ended without it")
 	}
-	c.finishContent(errored)
+	// Against the script (a failed turn streams no more calls):
+	if c.FinishScript(&c.v, c.tools.List, errored || c.toolsLost || c.itemsLost, "") != nil && c.terminal == "response.incomplete" {
+		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.S.Turn)
+	}
 	return c.v.List()
-}
-
-// finishContent compares the whole turn with the script (ground truth only).
-func (c *Checker) finishContent(errored bool) {
-	t := c.j.FinishScript(&c.v)
-	if t == nil || errored || c.toolsLost || c.itemsLost {
-		return // a failed turn streams no more calls
-	}
-	c.j.CompareTools(&c.v, c.tools.List, t)
-	if c.terminal == "response.incomplete" {
-		c.v.Add(RContent, "expected response.completed (the script's turn %d ends), saw response.incomplete", c.j.S.Turn)
-	}
 }
 
 func indexText(v *eventView) string {

@@ -13,34 +13,28 @@ import (
 )
 
 var (
-	_ protocol.Dialect         = (*Dialect)(nil)
-	_ protocol.EndpointDialect = (*Dialect)(nil)
-	_ protocol.Checker         = (*Checker)(nil)
-	_ protocol.AnswerKeeper    = (*Checker)(nil)
-	_ protocol.OutputKeeper    = (*Checker)(nil)
+	_ protocol.Checker      = (*Checker)(nil)
+	_ protocol.AnswerKeeper = (*Checker)(nil)
+	_ protocol.OutputKeeper = (*Checker)(nil)
 )
 
 // Name is the dialect's CLI name, and the wire's.
 const Name = "openai-responses"
 
 // Dialect is the openai-responses client side. Safe for concurrent use.
-type Dialect struct {
-	clientturn.Client
-}
-
-// Option configures a Dialect (clientturn.WithModel, WithNoGroundTruth, ...).
-type Option = clientturn.Option
+type Dialect = clientturn.Client
 
 // maxEventBytes bounds one event of this wire: its .done events and terminal repeat an item's
 // whole text on one line, past the SSE decoder's default 64 KiB.
 const maxEventBytes = 8 << 20
 
 // New returns the openai-responses dialect, its requests from the wire's encoder (Wire). The
-// stream need not end with data: [DONE] unless WithRequireDone: the Open Responses specification
+// stream need not end with data: [DONE] unless option requireDone: the Open Responses specification
 // ends every stream with it, OpenAI's own API at the terminal event.
-func New(opts ...Option) *Dialect {
-	return &Dialect{clientturn.New(clientturn.Wire{
+func New() *Dialect {
+	return clientturn.New(clientturn.Wire{
 		Name:         Name,
+		Rules:        rules,
 		Provider:     Wire{},
 		ErrorRule:    RError,
 		ErrorJSON:    `{"error":{"message":…,"type":…}}`,
@@ -49,5 +43,5 @@ func New(opts ...Option) *Dialect {
 		Limits:       sse.Limits{MaxLine: maxEventBytes, MaxEvent: maxEventBytes},
 		DoneHelp:     "require the final data: [DONE] the Open Responses specification ends a stream with (default false: OpenAI's own stream has none)",
 		NewChecker:   func(s *protocol.Session, requireDone bool) protocol.Checker { return NewChecker(s, requireDone) },
-	}, opts...)}
+	})
 }

@@ -16,10 +16,14 @@ import (
 
 // judgeRecorded feeds r's first turn to a checker against its script and returns the rules
 // broken (each detail logged) and whether the stream reached its terminal.
-func judgeRecorded(t *testing.T, r dialecttest.Capture) ([]protocol.Rule, bool) {
+func judgeRecorded(t *testing.T, r protocol.Recording) ([]protocol.Rule, bool) {
 	t.Helper()
-	c := openairesponses.NewChecker(r.Session(t, "streambench-mock"), false)
-	d := sse.NewDecoderLimits(strings.NewReader(r.Raw), openairesponses.New().DecodeLimits())
+	s, err := r.Session("streambench-mock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := openairesponses.NewChecker(s, false)
+	d := sse.NewDecoderLimits(strings.NewReader(r.Stream()), openairesponses.New().DecodeLimits())
 	ended := false
 	for {
 		var e sse.Event
@@ -67,7 +71,7 @@ func TestRecordedOllama(t *testing.T) {
 	paths := dialecttest.Recordings(t, filepath.Join("testdata", "ollama", "*.sse.gz"), 0)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			rec := dialecttest.ReadCapture(t, path)
+			rec := dialecttest.ReadRecording(t, path)
 			got, ended := judgeRecorded(t, rec)
 			exp := dialecttest.Script(t, rec.Scenario, rec.Seed).Expected()
 			want := map[protocol.Rule]bool{}

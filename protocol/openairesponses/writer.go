@@ -48,7 +48,6 @@ func NewStreamWriter(w io.Writer, meta StreamMeta) *StreamWriter {
 
 // Start writes response.created and response.in_progress.
 func (s *StreamWriter) Start() error {
-	s.f.Out = s.f.Out[:0]
 	s.appendResponseEvent("response.created", "in_progress", nil, nil)
 	s.appendResponseEvent("response.in_progress", "in_progress", nil, nil)
 	return s.f.Flush("start")
@@ -57,7 +56,6 @@ func (s *StreamWriter) Start() error {
 // Step writes one scripted step as its delta event, after closing the open item and opening
 // the step's when it is another (a tool call whose item closed cannot stream again).
 func (s *StreamWriter) Step(turn *scenarios.ScriptTurn, step *scenarios.Step) error {
-	s.f.Out = s.f.Out[:0]
 	switch step.Kind {
 	case scenarios.StepThinking:
 		s.open(turn, itemReasoning, 0)
@@ -162,7 +160,6 @@ func (s *StreamWriter) closeItem(turn *scenarios.ScriptTurn) {
 // Error fails the response mid-stream as the specification says: an error event,
 // response.failed, data: [DONE]. The stream must end after it.
 func (s *StreamWriter) Error(message string) error {
-	s.f.Out = s.f.Out[:0]
 	s.f.JSON = s.appendHead(s.f.JSON[:0], "error")
 	s.f.JSON = jsonwire.AppendField(s.f.JSON, `,"code":"server_error","message":`, message)
 	s.f.JSON = append(s.f.JSON, `,"param":null}`...)
@@ -175,7 +172,6 @@ func (s *StreamWriter) Error(message string) error {
 // Finish closes the open item and writes response.completed with every item and the usage,
 // then data: [DONE] (the specification's end; OpenAI's own stream has none).
 func (s *StreamWriter) Finish(turn *scenarios.ScriptTurn) error {
-	s.f.Out = s.f.Out[:0]
 	s.closeItem(turn)
 	s.appendResponseEvent("response.completed", "completed", turn, nil)
 	s.f.Out = append(s.f.Out, "data: [DONE]\n\n"...)

@@ -53,7 +53,7 @@ func (*Dialect) Options() []protocol.OptionSpec { return protocol.Specs(vars(&Cl
 
 // Configure returns the client for workflow id target.
 func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client, error) {
-	c := NewClient()
+	c := &Client{Base: Name, path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
 	c.redacted = strings.HasSuffix(target, "-redacted")
 	thinks := simchat.ModelThinksForSlug(target)
 	if err := o.Apply(Name, vars(c, &thinks)); err != nil {
@@ -61,11 +61,6 @@ func (d *Dialect) Configure(target string, o protocol.Options) (protocol.Client,
 	}
 	c.noModelThinking = !thinks
 	return c, nil
-}
-
-// NewClient returns a client on the default path, for tests and library users.
-func NewClient() *Client {
-	return &Client{Base: Name, path: DefaultPath, reconnectPath: DefaultReconnectPath, cancelPath: DefaultCancelPath}
 }
 
 // Client is a configured sim-canvas client, always opted in. Safe for concurrent use.
@@ -306,17 +301,8 @@ func (c *Checker) onTool(p *payload, clip func() string) protocol.Observation {
 		c.v.Add(protocol.RFraming, "stream:tool: expected id and name, saw %s", clip())
 	}
 	c.tokens.Break()
-	switch p.Phase {
-	case "start":
-		if c.reconnect == nil {
-			c.tracker.ToolStart(p.ID, p.Name)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolStart}
-	case "end":
-		if c.reconnect == nil {
-			c.tracker.ToolEnd(p.ID, p.Name, p.Status)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	if kind := c.tracker.Tool(p.Phase, p.ID, p.Name, p.Status, c.reconnect == nil); kind != protocol.FrameOther {
+		return protocol.Observation{Kind: kind}
 	}
 	c.v.Add(protocol.RFraming, "stream:tool: expected phase start or end, saw %q", p.Phase)
 	return protocol.Observation{Kind: protocol.FrameOther}

@@ -2,6 +2,7 @@ package simcanvas
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -54,11 +55,7 @@ func HasPII(s string) bool {
 // LiveOnly reports whether typ is a live-only frame (answer text, resets, thinking, tools):
 // never buffered for a reconnect, never sent by a PII-redacted block.
 func LiveOnly(typ string) bool {
-	switch typ {
-	case TypeChunk, TypeChunkReset, TypeThinking, TypeTool:
-		return true
-	}
-	return false
+	return typ == TypeChunk || typ == TypeChunkReset || typ == TypeThinking || typ == TypeTool
 }
 
 type redactState struct {
@@ -129,12 +126,7 @@ func findPII(v any, path string) (string, string, bool) {
 			}
 		}
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if p, s, ok := findPII(x[k], path+"."+k); ok {
 				return p, s, true
 			}

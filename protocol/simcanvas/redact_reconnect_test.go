@@ -234,7 +234,7 @@ func TestReconnectChecker(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ch := NewClient().NewChecker(s)
+			var ch protocol.Checker = NewChecker(s)
 			observeAll(t, ch, first)
 			ch.(protocol.ReconnectObserver).Reconnected("4", http.Header{HeaderReplayThrough: {tc.through}})
 			observeAll(t, ch, tc.resumed)

@@ -304,7 +304,10 @@ func TestRequestAndHeaders(t *testing.T) {
 		SetResponseHeaders(w.Header())
 	}))
 	t.Cleanup(srv.Close)
-	d := NewClient()
+	d, err := New().Configure("anthropic-none", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := &protocol.Session{ID: "s1", Target: "anthropic-none", Input: "hello"}
 	req, err := d.NewRequest(context.Background(), srv.URL+"/", s)
 	resp := dialecttest.Do(t, srv.Client(), req, err)

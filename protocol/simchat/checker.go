@@ -2,6 +2,7 @@ package simchat
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -104,7 +105,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 	}
 	if text, ok := plainThinking(data); ok && !c.generalOnly && c.terminals == 0 && c.thinkingAllowed && c.fastThinking(text) {
 		c.thinkingFrames++
-		c.thinkingUnits += utf16Len(text)
+		c.thinkingUnits += UTF16Len(text)
 		return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(text), Tokens: c.tokens.ThinkingBytes(text)}
 	}
 	var f frame
@@ -151,7 +152,7 @@ func (c *Checker) Observe(ev *sse.Event) protocol.Observation {
 // the cap without ground truth, with it continuing the capped script.
 func (c *Checker) fastThinking(text []byte) bool {
 	if c.noTruth {
-		return c.thinkingUnits+utf16Len(text) <= ThinkingCapUnits
+		return c.thinkingUnits+UTF16Len(text) <= ThinkingCapUnits
 	}
 	return !c.thinking.Off && jsonwire.Advance(&c.thinking.Cursor, text)
 }
@@ -209,17 +210,8 @@ func (c *Checker) onTool(f *frame, data []byte) protocol.Observation {
 		c.v.Add(RToolGate, "expected no tool frames (opted in: %t, includeToolCalls: %t), saw %s %s %s",
 			c.optedIn, c.policy.IncludeToolCalls, f.Phase, f.Name, f.ID)
 	}
-	switch f.Phase {
-	case "start": // a status on start is not judged (docs/PROTOCOLS.md, "Variants real runtimes send")
-		if !after {
-			c.tracker.ToolStart(f.ID, f.Name)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolStart}
-	case "end":
-		if !after {
-			c.tracker.ToolEnd(f.ID, f.Name, f.Status)
-		}
-		return protocol.Observation{Kind: protocol.FrameToolEnd}
+	if kind := c.tracker.Tool(f.Phase, f.ID, f.Name, f.Status, !after); kind != protocol.FrameOther {
+		return protocol.Observation{Kind: kind}
 	}
 	c.v.Add(protocol.RFraming, "expected tool phase start or end, saw %q", f.Phase)
 	return protocol.Observation{Kind: protocol.FrameOther}
@@ -232,11 +224,7 @@ func (c *Checker) checkToolKeys(data []byte) {
 		return
 	}
 	for k := range m {
-		allowed := false
-		for _, a := range toolFrameKeys {
-			allowed = allowed || k == a
-		}
-		if !allowed {
+		if !slices.Contains(toolFrameKeys[:], k) {
 			c.v.Add(RToolRedaction, "expected tool frames with only blockId, event, phase, id, name, status; saw key %q in %s", k, protocol.Quote(string(data), 120))
 			return
 		}
@@ -275,12 +263,8 @@ func walkRedacted(v any, path string, inTool bool) string {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, child := range v {
-			if inTool {
-				for _, r := range redactedKeys {
-					if strings.EqualFold(k, r) {
-						return path + "." + k
-					}
-				}
+			if inTool && slices.ContainsFunc(redactedKeys[:], func(r string) bool { return strings.EqualFold(k, r) }) {
+				return path + "." + k
 			}
 			if p := walkRedacted(child, path+"."+k, inTool || strings.Contains(strings.ToLower(k), "tool")); p != "" {
 				return p
@@ -386,11 +370,7 @@ func (c *Checker) finishTools(mode EndMode) {
 		return
 	}
 	for _, call := range scripted {
-		found := false
-		for _, tool := range seen {
-			found = found || tool.ID == call.ID
-		}
-		if !found {
+		if !slices.ContainsFunc(seen, func(tool ToolSeen) bool { return tool.ID == call.ID }) {
 			c.v.Add(RToolGate, "expected tool frames for scripted call %s (%s), saw none", call.ID, c.toolPrefix+call.Name)
 		}
 	}

@@ -20,12 +20,10 @@ const ThinkingCapUnits = 512 << 10
 // StatusPaused is the final envelope's status of a run paused for human input (R-paused).
 const StatusPaused = "paused"
 
-// UTF16Len is the length of s in UTF-16 code units, JavaScript's string length: 2 per rune
-// above the Basic Multilingual Plane, else 1 (an invalid byte too, as its U+FFFD).
-func UTF16Len(s string) int { return utf16Len(s) }
-
-// utf16Len is UTF16Len of a string or of text still in the decoder's buffer.
-func utf16Len[T ~string | ~[]byte](s T) int {
+// UTF16Len is the length of s (a string, or text still in the decoder's buffer) in UTF-16 code
+// units, JavaScript's string length: 2 per rune above the Basic Multilingual Plane, else 1 (an
+// invalid byte too, as its U+FFFD).
+func UTF16Len[T ~string | ~[]byte](s T) int {
 	n := 0
 	for i := 0; i < len(s); {
 		if s[i] < utf8.RuneSelf {
@@ -155,8 +153,8 @@ func (c *Checker) judgeFinalSeeds(d *finalData) {
 // OpenAtPause reports, under R-paused, every tool still open at a paused terminal.
 func (t *Tracker) OpenAtPause() {
 	for _, tool := range t.tools {
-		if !tool.ended {
-			t.Violations.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.id, tool.name)
+		if !tool.Ended {
+			t.Violations.Add(protocol.RPaused, "tool %s (%s) still open at the paused terminal; expected every tool settled", tool.ID, tool.Name)
 		}
 	}
 }

@@ -32,7 +32,6 @@ func TestWriterGolden(t *testing.T) {
 		w.ToolEnd("b1", "call_1", "search_call", scenarios.OutcomeError),
 		w.StreamError("b1", "tool crashed"),
 		w.Final(FinalOutput{Content: "Hello", ToolCalls: []ToolSummary{{ID: "call_1", Name: "search_call", Status: scenarios.OutcomeError}}}),
-		w.FinalFailure("no answer"),
 		w.Error("Model timed out"),
 		w.Raw([]byte("{\"not\":\n\"closed\"")),
 		w.Done(),

@@ -2,6 +2,7 @@ package simchat
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -36,7 +37,7 @@ type Tracker struct {
 	toolCalls    int             // scripted tool calls in all turns
 	leak         jsonwire.Cursor // thinking leaked into answer chunks, against every turn's
 	blocks       []blockState
-	tools        []toolState
+	tools        []ToolSeen
 	toolsEnded   int
 	legacyChunks int // a legacy client's answer chunks: one settled chunk is allowed
 	// pendingLegacy is the R-legacy-settled detail of a chunk that is part of a turn's text,
@@ -56,11 +57,6 @@ type blockState struct {
 	badAt   int  // where it diverged, when !ok
 	badSeen string
 	leaked  int // leaked thinking chunks since the last reset
-}
-
-type toolState struct {
-	id, name, status string
-	ended            bool
 }
 
 // NewTracker returns a tracker judging against exp (nil: structure only), live if optedIn.
@@ -98,10 +94,8 @@ func (t *Tracker) segment(i int) string {
 }
 
 func (t *Tracker) block(id string) *blockState {
-	for i := range t.blocks {
-		if t.blocks[i].id == id {
-			return &t.blocks[i]
-		}
+	if i := slices.IndexFunc(t.blocks, func(b blockState) bool { return b.id == id }); i >= 0 {
+		return &t.blocks[i]
 	}
 	t.blocks = append(t.blocks, blockState{id: id, ok: true})
 	return &t.blocks[len(t.blocks)-1]
@@ -204,12 +198,9 @@ func (t *Tracker) legacyChunk(chunk string) {
 
 // turnPrefix reports whether chunk begins some turn's scripted text.
 func (t *Tracker) turnPrefix(chunk string) bool {
-	for _, turn := range t.exp.Turns {
-		if chunk != "" && strings.HasPrefix(turn.Text, chunk) {
-			return true
-		}
-	}
-	return false
+	return chunk != "" && slices.ContainsFunc(t.exp.Turns, func(turn scenarios.ExpectedTurn) bool {
+		return strings.HasPrefix(turn.Text, chunk)
+	})
 }
 
 // Reset follows a chunk_reset of a block.
@@ -228,24 +219,21 @@ func (t *Tracker) Reset(blockID string) {
 		return
 	case t.exp == nil: // which turn is the final one is the script's
 		b.resets++
-		b.n, b.ok, b.leaked = 0, true, 0
-		return
 	case b.resets >= t.intermediate:
 		// Out of scope, but a client honours it: the final text must stream again from its
 		// start to converge.
 		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset #%d in the final turn (the script has %d intermediate turns with text) after %d bytes of final text",
 			blockID, b.resets+1, t.intermediate, b.n)
-		b.n, b.ok, b.leaked = 0, true, 0
-		return
-	case t.toolCalls > 0 && t.toolsEnded >= t.toolCalls: // late but due: still the segment boundary
-		t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (in the final turn, not the intermediate one)", blockID)
+	default:
+		if t.toolCalls > 0 && t.toolsEnded >= t.toolCalls { // late but due: still the segment boundary
+			t.Violations.Add(protocol.RResetScope, "block %s: chunk_reset after every scripted tool call settled (in the final turn, not the intermediate one)", blockID)
+		}
+		if want := t.segment(b.resets); !b.ok || b.n != len(want) {
+			t.Violations.Add(protocol.RConverge, "block %s: intermediate turn %d: expected preamble %s before chunk_reset, %s",
+				blockID, b.resets, protocol.Quote(want, 60), b.describe(want))
+		}
+		b.resets++
 	}
-	want := t.segment(b.resets)
-	if !b.ok || b.n != len(want) {
-		t.Violations.Add(protocol.RConverge, "block %s: intermediate turn %d: expected preamble %s before chunk_reset, %s",
-			blockID, b.resets, protocol.Quote(want, 60), b.describe(want))
-	}
-	b.resets++
 	b.n, b.ok, b.leaked = 0, true, 0
 }
 
@@ -257,51 +245,50 @@ func (b *blockState) describe(want string) string {
 	return fmt.Sprintf("saw only its first %d of %d bytes", b.n, len(want))
 }
 
-// ToolStart follows a tool lifecycle start.
-func (t *Tracker) ToolStart(id, name string) {
-	for i := range t.tools {
-		if t.tools[i].id == id {
+// Tool follows a tool frame of phase start or end (follow false: classifies it only) and returns
+// its kind; FrameOther for another phase, which the caller reports.
+func (t *Tracker) Tool(phase, id, name, status string, follow bool) protocol.FrameKind {
+	switch phase {
+	case "start": // a status on start is not judged (docs/PROTOCOLS.md, "Variants real runtimes send")
+		if follow && slices.ContainsFunc(t.tools, func(tool ToolSeen) bool { return tool.ID == id }) {
 			t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected one start, saw a second", id, name)
-			return
+		} else if follow {
+			t.tools = append(t.tools, ToolSeen{ID: id, Name: name})
 		}
+		return protocol.FrameToolStart
+	case "end":
+		if follow {
+			t.toolEnd(id, name, status)
+		}
+		return protocol.FrameToolEnd
 	}
-	t.tools = append(t.tools, toolState{id: id, name: name})
+	return protocol.FrameOther
 }
 
-// ToolEnd follows a tool lifecycle end.
-func (t *Tracker) ToolEnd(id, name, status string) {
+func (t *Tracker) toolEnd(id, name, status string) {
 	switch scenarios.Outcome(status) {
 	case scenarios.OutcomeSuccess, scenarios.OutcomeError, scenarios.OutcomeCancelled:
 	default:
 		t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected status success, error or cancelled, saw %q", id, name, status)
 	}
-	for i := range t.tools {
-		tool := &t.tools[i]
-		if tool.id != id {
-			continue
+	i := slices.IndexFunc(t.tools, func(tool ToolSeen) bool { return tool.ID == id })
+	switch {
+	case i < 0:
+		t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): end without an earlier start", id, name)
+	case t.tools[i].Ended:
+		t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected exactly one end, saw a second", id, name)
+	default:
+		if t.tools[i].Name != name {
+			t.Violations.Add(protocol.RToolLifecycle, "tool %s: end names %q, start named %q", id, name, t.tools[i].Name)
 		}
-		if tool.ended {
-			t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): expected exactly one end, saw a second", id, name)
-			return
-		}
-		if tool.name != name {
-			t.Violations.Add(protocol.RToolLifecycle, "tool %s: end names %q, start named %q", id, name, tool.name)
-		}
-		tool.ended, tool.status = true, status
+		t.tools[i].Ended, t.tools[i].Status = true, status
 		t.toolsEnded++
-		return
 	}
-	t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): end without an earlier start", id, name)
 }
 
-// Tools returns the tool calls seen, for dialect-specific checks (sim-chat's R-tool-gate).
-func (t *Tracker) Tools() []ToolSeen {
-	out := make([]ToolSeen, len(t.tools))
-	for i, tool := range t.tools {
-		out[i] = ToolSeen{ID: tool.id, Name: tool.name, Status: tool.status, Ended: tool.ended}
-	}
-	return out
-}
+// Tools returns the tool calls seen (not to be modified), for dialect-specific checks
+// (sim-chat's R-tool-gate).
+func (t *Tracker) Tools() []ToolSeen { return t.tools }
 
 // ToolSeen is one tool call as a stream showed it.
 type ToolSeen struct {
@@ -313,8 +300,8 @@ type ToolSeen struct {
 func (t *Tracker) Finish(mode EndMode) {
 	if mode != EndPartial {
 		for _, tool := range t.tools {
-			if !tool.ended {
-				t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): started but never ended before the stream ended", tool.id, tool.name)
+			if !tool.Ended {
+				t.Violations.Add(protocol.RToolLifecycle, "tool %s (%s): started but never ended before the stream ended", tool.ID, tool.Name)
 			}
 		}
 	}

@@ -135,14 +135,6 @@ func (w *Writer) Final(output any) error {
 	return w.end(b)
 }
 
-// FinalFailure writes the final envelope of a failed execution: success false with its error.
-func (w *Writer) FinalFailure(msg string) error {
-	b := w.begin()
-	b = jsonwire.AppendField(b, `{"event":"final","data":{"success":false,"error":`, msg)
-	b = append(b, '}')
-	return w.end(b)
-}
-
 // Error writes the failure terminal {"event":"error","error":msg}.
 func (w *Writer) Error(msg string) error {
 	b := w.begin()

@@ -8,14 +8,13 @@ import (
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
-	"github.com/streambench/streambench/protocol/internal/clientturn"
 )
 
 // TestAnthropicMessagesFaults proves every rule can fail: each mock fault switch breaks its rule and nothing
 // else, on a scenario that exercises it.
 func TestAnthropicMessagesFaults(t *testing.T) {
 	t.Parallel()
-	Faults(t, mocktest.Start, anthropicmessages.New(), anthropicmessages.New(clientturn.WithNoGroundTruth()), []Fault[mockprovider.Fault]{
+	Faults(t, mocktest.Start, anthropicmessages.New(), Configured(t, anthropicmessages.New(), NoTruth), []Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{anthropicmessages.RContent}},
 		// Without ground truth the same stream is structurally fine.
@@ -58,7 +57,7 @@ func TestAnthropicMessagesCheckError(t *testing.T) {
 		{Name: "wrong turn", S: later, H: jsonHeader, Body: `{"type":"error","error":{"type":"overloaded_error","message":"boom"}}`, Broken: true},
 	})
 	// Without ground truth any well-formed error is the server's right.
-	if vs := anthropicmessages.New(clientturn.WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"type":"error","error":{"type":"api_error","message":"x"}}`), plain); len(vs) > 0 {
+	if vs := Configured(t, anthropicmessages.New(), NoTruth).CheckError(500, jsonHeader, []byte(`{"type":"error","error":{"type":"api_error","message":"x"}}`), plain); len(vs) > 0 {
 		t.Errorf("no ground truth: %v", vs)
 	}
 }

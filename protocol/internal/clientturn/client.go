@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -14,6 +15,7 @@ import (
 
 // A provider-wire dialect is a Client and its package's rules.
 var (
+	_ protocol.Dialect         = (*Client)(nil)
 	_ protocol.Client          = (*Client)(nil)
 	_ protocol.MultiTurn       = (*Client)(nil)
 	_ protocol.ErrorChecker    = (*Client)(nil)
@@ -27,7 +29,8 @@ const DefaultModel = "streambench-mock"
 
 // Wire is what one provider-wire client dialect has of its own; Client does the rest.
 type Wire struct {
-	Name string
+	Name  string
+	Rules []protocol.RuleSpec // the rules only this dialect checks
 	// Provider is the runtime's request encoder, so streambench sends what its agent does.
 	Provider protocol.ProviderWire
 	// ErrorRule judges a non-200 answer, whose body must be ErrorJSON's shape (as details
@@ -37,46 +40,29 @@ type Wire struct {
 	ErrorMessage func(body []byte) (message string, ok bool)
 	Endpoint     protocol.EndpointSpec
 	Limits       sse.Limits // the SSE decoder's limits (zero fields: the defaults)
-	// DoneHelp, when set, offers the option requireDone (WithRequireDone) with this help.
+	// DoneHelp, when set, offers the option requireDone with this help.
 	DoneHelp string
 	// NewChecker returns the wire's checker for the stream of s's current turn.
 	NewChecker func(s *protocol.Session, requireDone bool) protocol.Checker
 }
 
-// Client is a provider-wire client dialect: its model, ground truth or not, extra request
-// headers and Wire. Each dialect package embeds one. Safe for concurrent use.
+// Client is a provider-wire client dialect: its model, ground truth or not, and Wire. Each
+// dialect package's Dialect is one. Safe for concurrent use.
 type Client struct {
 	protocol.Base
 	wire          *Wire
 	model         string
 	noGroundTruth bool
 	requireDone   bool
-	header        http.Header
 }
 
-// Option configures a Client (a dialect's New takes them).
-type Option func(*Client)
-
-// WithModel sets the request's model (a gateway routes on it).
-func WithModel(model string) Option { return func(c *Client) { c.model = model } }
-
-// WithNoGroundTruth judges every session as if Session.NoGroundTruth were set.
-func WithNoGroundTruth() Option { return func(c *Client) { c.noGroundTruth = true } }
-
-// WithHeader adds a header to every request (an API key for a real gateway).
-func WithHeader(key, value string) Option { return func(c *Client) { c.header.Add(key, value) } }
-
-// WithRequireDone makes a stream without the final data: [DONE] a violation (Wire.DoneHelp).
-func WithRequireDone() Option { return func(c *Client) { c.requireDone = true } }
-
-// New returns the client of w with opts, by default on DefaultModel, with ground truth.
-func New(w Wire, opts ...Option) Client {
-	c := Client{Base: protocol.Base(w.Name), wire: &w, model: DefaultModel, header: http.Header{}}
-	for _, o := range opts {
-		o(&c)
-	}
-	return c
+// New returns the client of w on DefaultModel, with ground truth (Configure sets the options).
+func New(w Wire) *Client {
+	return &Client{Base: protocol.Base(w.Name), wire: &w, model: DefaultModel}
 }
+
+// Rules declares the rules only this dialect checks, for the registry.
+func (c *Client) Rules() []protocol.RuleSpec { return slices.Clone(c.wire.Rules) }
 
 // StructureOnly reports the noGroundTruth option (protocol.StructureOnly).
 func (c *Client) StructureOnly() bool { return c.noGroundTruth }
@@ -104,7 +90,6 @@ func (c *Client) Options() []protocol.OptionSpec { return protocol.Specs(c.vars(
 // Configure returns the client with a profile's options (target: the deployment, for results).
 func (c *Client) Configure(_ string, o protocol.Options) (protocol.Client, error) {
 	n := *c
-	n.header = c.header.Clone()
 	if err := o.Apply(c.wire.Name, n.vars()); err != nil {
 		return nil, err
 	}
@@ -127,9 +112,7 @@ func (c *Client) Turns(s *protocol.Session) int { return Turns(c.session(s)) }
 // NewRequest builds the streaming request for s.Turn (ModelRequest) with the wire's encoder.
 func (c *Client) NewRequest(ctx context.Context, baseURL string, s *protocol.Session) (*http.Request, error) {
 	s = c.session(s)
-	mr := ModelRequest(s, c.model)
-	mr.Header = c.header
-	req, err := c.wire.Provider.NewRequest(ctx, BaseURL(baseURL), mr)
+	req, err := c.wire.Provider.NewRequest(ctx, BaseURL(baseURL), ModelRequest(s, c.model))
 	if err != nil {
 		return nil, fmt.Errorf("%s: session %s turn %d: %w", c.wire.Name, s.ID, s.Turn, err)
 	}

@@ -8,20 +8,24 @@ import (
 
 // Rules are a wire's names for the judgements every provider-wire checker makes alike.
 type Rules struct {
-	Error, Content protocol.Rule // the provider-error rule, the ground-truth rule
-	ErrorFrame     string        // the mid-stream error frame in details ("error event")
-	Thinking       string        // the thinking text in details ("reasoning")
+	Error, Content, Stop protocol.Rule // the provider-error rule, the ground-truth rule, the stop reason's
+	ErrorFrame           string        // the mid-stream error frame in details ("error event")
+	Thinking             string        // the thinking text in details ("reasoning")
+	// StopField names the stop reason in details; EndTurn and ToolUse are its values for a turn
+	// ending in text and in tool calls.
+	StopField, EndTurn, ToolUse string
 }
 
-// Judge is the part of a provider-wire checker the same on every wire: the session, what its
-// turn must produce, the script's text followed piece by piece, the token counts, the text
-// kept (protocol.AnswerKeeper, OutputKeeper). Not safe for concurrent use.
+// Judge is the part of a provider-wire checker the same on every wire, which embeds it: the
+// session, what its turn must produce, the script's text followed piece by piece, the token
+// counts, the text kept (protocol.AnswerKeeper, OutputKeeper). Not safe for concurrent use.
 type Judge struct {
 	S   *protocol.Session
 	Exp Expectation // S's current turn's
 
 	rules       *Rules
 	unscripted  bool // an error frame the script does not call for came
+	after       bool // a frame after the stream's end was reported
 	text, think jsonwire.Text
 	tokens      scenarios.TokenCounter
 	keep        bool // a conversation turn: answer is kept for the next turn's history
@@ -54,8 +58,8 @@ func (j *Judge) Thinking(v *protocol.Violations, p []byte) protocol.Observation 
 	return protocol.Observation{Kind: protocol.FrameThinking, TextBytes: len(p), Tokens: j.tokens.ThinkingBytes(p)}
 }
 
-// Answer judges a piece of answer text against the script (FrameOther when empty).
-func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
+// Text judges a piece of answer text against the script (FrameOther when empty).
+func (j *Judge) Text(v *protocol.Violations, p []byte) protocol.Observation {
 	if len(p) == 0 {
 		return protocol.Observation{Kind: protocol.FrameOther}
 	}
@@ -69,10 +73,18 @@ func (j *Judge) Answer(v *protocol.Violations, p []byte) protocol.Observation {
 	return protocol.Observation{Kind: protocol.FrameAnswer, TextBytes: len(p), Tokens: j.tokens.TextBytes(p)}
 }
 
-// AnswerText is the answer text so far of a conversation turn (protocol.AnswerKeeper).
-func (j *Judge) AnswerText() string { return string(j.answer) }
+// AfterEnd reports, once, a frame that came after the stream's end.
+func (j *Judge) AfterEnd(v *protocol.Violations, rule protocol.Rule, format string, args ...any) {
+	if !j.after {
+		j.after = true
+		v.Add(rule, format, args...)
+	}
+}
 
-// OutputText is the text kept without ground truth and its total (protocol.OutputKeeper).
+// Answer is the answer text so far of a conversation turn (protocol.AnswerKeeper).
+func (j *Judge) Answer() string { return string(j.answer) }
+
+// OutputText is the thinking and answer text kept without ground truth, and its total (OutputKeeper).
 func (j *Judge) OutputText() ([]byte, int64) { return j.output, j.outputTotal }
 
 // keepOutputText keeps p as output text when the session has no ground truth.
@@ -125,24 +137,29 @@ func (j *Judge) Ended(v *protocol.Violations, streamErr error, errored bool) boo
 	return true
 }
 
-// FinishScript checks that the whole of the script's text and thinking came, and returns the
-// scripted turn for the wire's own end checks (nil without ground truth).
-func (j *Judge) FinishScript(v *protocol.Violations) *scenarios.ExpectedTurn {
+// FinishScript checks that the whole of the script's text and thinking came and, unless
+// callsLost (a failed turn streams none, or a call could not be placed), that the assembled
+// calls are the script's and a stop reason seen ("": none) the turn's; it returns the scripted
+// turn for the wire's own end checks (nil without ground truth or when callsLost).
+func (j *Judge) FinishScript(v *protocol.Violations, got []Tool, callsLost bool, stop string) *scenarios.ExpectedTurn {
 	t := j.Exp.Turn
 	if t == nil {
 		return nil
 	}
 	j.text.Short(v, j.rules.Content, "expected text %s next, saw only the first %d of %d bytes", 40)
-	if !j.think.Off && !j.think.Done() {
-		v.Add(j.rules.Content, "expected %s %s next, saw only the first %d of %d bytes", j.rules.Thinking,
-			protocol.Quote(j.think.Next(40), 40), j.think.Matched(), j.think.Total())
+	j.think.Short(v, j.rules.Content, "expected "+j.rules.Thinking+" %s next, saw only the first %d of %d bytes", 40)
+	if callsLost {
+		return nil
 	}
-	return t
-}
-
-// CompareTools checks, against ground truth, that the assembled calls are the script's.
-func (j *Judge) CompareTools(v *protocol.Violations, got []Tool, t *scenarios.ExpectedTurn) {
 	if detail, ok := CompareTools(got, t.ToolCalls); !ok {
 		v.Add(j.rules.Content, "%s", detail)
 	}
+	want := j.rules.EndTurn
+	if len(t.ToolCalls) > 0 {
+		want = j.rules.ToolUse
+	}
+	if stop != "" && stop != want {
+		v.Add(j.rules.Stop, "expected %s %q (the script's turn %d), saw %q", j.rules.StopField, want, j.S.Turn, stop)
+	}
+	return t
 }

@@ -19,7 +19,7 @@ func TestOutputTextIsBounded(t *testing.T) {
 	const frames = 60                                   // 3.24 MB in all
 	for i := range frames {
 		if i%2 == 0 {
-			j.Answer(&v, frame)
+			j.Text(&v, frame)
 		} else {
 			j.Thinking(&v, frame)
 		}
@@ -28,7 +28,7 @@ func TestOutputTextIsBounded(t *testing.T) {
 	if len(kept) != protocol.MaxOutputText || total != frames*int64(len(frame)) {
 		t.Errorf("kept %d bytes of %d, want %d of %d", len(kept), total, protocol.MaxOutputText, frames*len(frame))
 	}
-	if n := len(j.AnswerText()); n != protocol.MaxAnswerText {
+	if n := len(j.Answer()); n != protocol.MaxAnswerText {
 		t.Errorf("the answer kept for the next turn is %d bytes, want at most %d", n, protocol.MaxAnswerText)
 	}
 }

@@ -27,6 +27,19 @@ type Dialect interface {
 	protocol.ErrorChecker
 }
 
+// NoTruth is the noGroundTruth option, as a mix profile gives it.
+var NoTruth = protocol.Options{"noGroundTruth": true}
+
+// Configured is d configured with o, as the load generator configures a mix target.
+func Configured(t testing.TB, d protocol.Dialect, o protocol.Options) Dialect {
+	t.Helper()
+	c, err := d.Configure("", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.(Dialect)
+}
+
 // NewSession is the session the load generator would plan for scenario at seed.
 func NewSession(t testing.TB, scenario string, seed uint64) *protocol.Session {
 	t.Helper()

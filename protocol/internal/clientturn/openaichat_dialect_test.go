@@ -7,7 +7,6 @@ import (
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openaichat"
 )
 
@@ -15,7 +14,7 @@ import (
 // else, on a scenario that exercises it.
 func TestOpenAIChatFaults(t *testing.T) {
 	t.Parallel()
-	Faults(t, mocktest.Start, openaichat.New(), openaichat.New(clientturn.WithNoGroundTruth()), []Fault[mockprovider.Fault]{
+	Faults(t, mocktest.Start, openaichat.New(), Configured(t, openaichat.New(), NoTruth), []Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it.
 		{Fault: mockprovider.FaultTextDiffers, Scenario: "plain-answer", Want: []protocol.Rule{openaichat.RContent}},
 		// Without ground truth the same stream is structurally fine.
@@ -63,7 +62,7 @@ func TestOpenAIChatCheckError(t *testing.T) {
 		{Name: "wrong turn", S: later, H: jsonHeader, Body: `{"error":{"message":"boom","type":"server_error"}}`, Broken: true},
 	})
 	// Without ground truth any well-formed error is the server's right.
-	if vs := openaichat.New(clientturn.WithNoGroundTruth()).CheckError(500, jsonHeader, []byte(`{"error":{"message":"x"}}`), plain); len(vs) > 0 {
+	if vs := Configured(t, openaichat.New(), NoTruth).CheckError(500, jsonHeader, []byte(`{"error":{"message":"x"}}`), plain); len(vs) > 0 {
 		t.Errorf("no ground truth: %v", vs)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/streambench/streambench/mockprovider"
 	"github.com/streambench/streambench/mockprovider/mocktest"
 	"github.com/streambench/streambench/protocol"
-	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openairesponses"
 )
 
@@ -14,7 +13,7 @@ import (
 // else, on a scenario that exercises it.
 func TestOpenAIResponsesFaults(t *testing.T) {
 	t.Parallel()
-	truth, noTruth := openairesponses.New(), openairesponses.New(clientturn.WithNoGroundTruth())
+	truth, noTruth := openairesponses.New(), Configured(t, openairesponses.New(), NoTruth)
 	Faults(t, mocktest.Start, truth, noTruth, []Fault[mockprovider.Fault]{
 		// One changed byte of the answer: only the content rule sees it (the .done text is
 		// the changed deltas' concatenation).
@@ -52,8 +51,8 @@ func TestOpenAIResponsesFaults(t *testing.T) {
 		{Fault: mockprovider.FaultAnthropicNoBlockStop, Scenario: "tool-chain"},
 	})
 	// With requireDone, the Open Responses specification's [DONE] is owed.
-	strict, strictNoTruth := openairesponses.New(clientturn.WithRequireDone()),
-		openairesponses.New(clientturn.WithRequireDone(), clientturn.WithNoGroundTruth())
+	strict, strictNoTruth := Configured(t, openairesponses.New(), protocol.Options{"requireDone": true}),
+		Configured(t, openairesponses.New(), protocol.Options{"requireDone": true, "noGroundTruth": true})
 	Faults(t, mocktest.Start, strict, strictNoTruth, []Fault[mockprovider.Fault]{
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "plain-answer", Want: []protocol.Rule{openairesponses.RLifecycle}},
 		{Fault: mockprovider.FaultResponsesNoDone, Scenario: "provider-error-midstream", Want: []protocol.Rule{openairesponses.RLifecycle}},

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
-	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/internal/jsonwire"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/protocol/openaichat"
@@ -21,9 +21,9 @@ func TestNewRequest(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name         string
-		new          func(...clientturn.Option) Dialect
+		new          func() protocol.Dialect
 		model        string
-		key          [2]string // the API key header and its value
+		key          [2]string // the API key header and its placeholder (load --api-key replaces it)
 		base, url    string    // the base URL given and the request's
 		otherHeader  string    // a header the wire must send (non-empty), "" for none
 		parse        func([]byte) (*jsonwire.ChatRequest, error)
@@ -31,14 +31,14 @@ func TestNewRequest(t *testing.T) {
 		toolResult   string // the JSON key a tool result names its call by
 	}{
 		{
-			name: anthropicmessages.Name, model: "claude-test", key: [2]string{"X-Api-Key", "real"},
-			new:  func(o ...clientturn.Option) Dialect { return anthropicmessages.New(o...) },
+			name: anthropicmessages.Name, model: "claude-test", key: [2]string{"X-Api-Key", "streambench"},
+			new:  func() protocol.Dialect { return anthropicmessages.New() },
 			base: "http://127.0.0.1:1", url: "http://127.0.0.1:1/v1/messages", otherHeader: "Anthropic-Version",
 			parse: anthropic.ParseRequest, toolResult: "tool_use_id",
 		},
 		{
-			name: openaichat.Name, model: "gpt-test", key: [2]string{"Authorization", "Bearer real"},
-			new:  func(o ...clientturn.Option) Dialect { return openaichat.New(o...) },
+			name: openaichat.Name, model: "gpt-test", key: [2]string{"Authorization", "Bearer streambench"},
+			new:  func() protocol.Dialect { return openaichat.New() },
 			base: "http://127.0.0.1:1/", url: "http://127.0.0.1:1/v1/chat/completions",
 			parse: openai.ParseRequest, includeUsage: true, toolResult: "tool_call_id",
 		},
@@ -47,7 +47,7 @@ func TestNewRequest(t *testing.T) {
 			t.Parallel()
 			s := NewSession(t, "tool-chain", 1)
 			s.Turn = 1
-			d := tc.new(clientturn.WithModel(tc.model), clientturn.WithHeader(tc.key[0], tc.key[1]))
+			d := Configured(t, tc.new(), protocol.Options{"model": tc.model})
 			req, err := d.NewRequest(context.Background(), tc.base, s)
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +69,7 @@ func TestNewRequest(t *testing.T) {
 				}
 			}
 			// Without ground truth every session is its first turn.
-			if n := tc.new(clientturn.WithNoGroundTruth()).Turns(s); n != 1 {
+			if n := Configured(t, tc.new(), NoTruth).Turns(s); n != 1 {
 				t.Errorf("no ground truth: %d turns, want 1", n)
 			}
 		})

@@ -20,7 +20,7 @@ import (
 // The bodies of the table tests every provider-wire client dialect runs over its own rows.
 
 // LibraryClean plays every embedded scenario against the mock at url with truth and noTruth
-// (WithNoGroundTruth): a correct provider breaks no rule in either mode.
+// (option noGroundTruth): a correct provider breaks no rule in either mode.
 func LibraryClean(t *testing.T, url string, truth, noTruth Dialect) {
 	t.Helper()
 	multi := 0

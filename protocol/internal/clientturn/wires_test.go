@@ -9,7 +9,6 @@ import (
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/anthropic"
 	"github.com/streambench/streambench/protocol/anthropicmessages"
-	"github.com/streambench/streambench/protocol/internal/clientturn"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/protocol/openaichat"
 	"github.com/streambench/streambench/protocol/openairesponses"
@@ -66,11 +65,11 @@ func TestLibraryClean(t *testing.T) {
 		name           string
 		truth, noTruth Dialect
 	}{
-		{anthropicmessages.Name, anthropicmessages.New(), anthropicmessages.New(clientturn.WithNoGroundTruth())},
-		{openaichat.Name, openaichat.New(), openaichat.New(clientturn.WithNoGroundTruth())},
-		{openairesponses.Name, openairesponses.New(), openairesponses.New(clientturn.WithNoGroundTruth())},
-		{openairesponses.Name + " requireDone", openairesponses.New(clientturn.WithRequireDone()),
-			openairesponses.New(clientturn.WithNoGroundTruth(), clientturn.WithRequireDone())},
+		{anthropicmessages.Name, anthropicmessages.New(), Configured(t, anthropicmessages.New(), NoTruth)},
+		{openaichat.Name, openaichat.New(), Configured(t, openaichat.New(), NoTruth)},
+		{openairesponses.Name, openairesponses.New(), Configured(t, openairesponses.New(), NoTruth)},
+		{openairesponses.Name + " requireDone", Configured(t, openairesponses.New(), protocol.Options{"requireDone": true}),
+			Configured(t, openairesponses.New(), protocol.Options{"requireDone": true, "noGroundTruth": true})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

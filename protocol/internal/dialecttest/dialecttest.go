@@ -130,20 +130,9 @@ func WantRules(t testing.TB, vs []protocol.Violation, want []protocol.Rule, fram
 
 // SameRules reports whether vs are one violation of each rule of want, in any order.
 func SameRules(vs []protocol.Violation, want []protocol.Rule) bool {
-	if len(vs) != len(want) {
-		return false
-	}
-	got := map[protocol.Rule]int{}
-	for _, v := range vs {
-		got[v.Rule]++
-	}
-	for _, w := range want {
-		if got[w] == 0 {
-			return false
-		}
-		got[w]--
-	}
-	return true
+	got := Rules(vs)
+	slices.Sort(got)
+	return slices.Equal(got, slices.Sorted(slices.Values(want)))
 }
 
 // Rules is the rule of each violation of vs, in order.

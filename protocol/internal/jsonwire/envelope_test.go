@@ -37,10 +37,23 @@ func TestReadProviderError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			resp := &http.Response{StatusCode: http.StatusTooManyRequests, Body: tt.body}
-			got := ReadProviderError(resp, "default_type")
+			got := ReadProviderError(resp, map[int]string{http.StatusTooManyRequests: "default_type"}, "server_type")
 			if got.Status != http.StatusTooManyRequests || got.Type != tt.wantType || got.Message != tt.wantMessage {
 				t.Errorf("ReadProviderError = %+v, want status 429, type %q, message %q", got, tt.wantType, tt.wantMessage)
 			}
 		})
+	}
+}
+
+// TestReadProviderErrorTypes: without a type in the body, a status is typed by the wire's table,
+// else as a server error at 500 and above, else as an invalid request.
+func TestReadProviderErrorTypes(t *testing.T) {
+	t.Parallel()
+	types := map[int]string{http.StatusTooManyRequests: "rate", 529: "overloaded"}
+	for status, want := range map[int]string{429: "rate", 529: "overloaded", 503: "server", 400: "invalid_request_error"} {
+		resp := &http.Response{StatusCode: status, Body: io.NopCloser(strings.NewReader(""))}
+		if got := ReadProviderError(resp, types, "server"); got.Type != want {
+			t.Errorf("status %d: type %q, want %q", status, got.Type, want)
+		}
 	}
 }

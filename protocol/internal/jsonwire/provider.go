@@ -163,7 +163,7 @@ func (s *Sink) Write(b []byte) error {
 func (s *Sink) Raw(p []byte) error { return s.Write(sse.AppendEvent(s.Buf[:0], &sse.Event{Data: p})) }
 
 // Frames builds a wire writer's SSE frames in reused buffers: Frame appends JSON to Out, Flush
-// writes Out (each writer method empties it first). Not safe for concurrent use.
+// writes and empties Out. Not safe for concurrent use.
 type Frames struct {
 	w     io.Writer
 	wire  string
@@ -183,9 +183,11 @@ func (f *Frames) Frame(name string) {
 	f.Out = sse.AppendEvent(f.Out, &f.event)
 }
 
-// Flush writes Out in one Write; what names the frames in an error.
+// Flush writes Out in one Write and empties it; what names the frames in an error.
 func (f *Frames) Flush(what string) error {
-	if _, err := f.w.Write(f.Out); err != nil {
+	_, err := f.w.Write(f.Out)
+	f.Out = f.Out[:0]
+	if err != nil {
 		return fmt.Errorf("%s stream: write %s: %w", f.wire, what, err)
 	}
 	return nil
@@ -200,9 +202,15 @@ func (f *Frames) Ping() error {
 const maxErrorBody = 64 << 10
 
 // ReadProviderError reads a non-2xx response into a ProviderError: its {"error":{"type",
-// "message"}}, else the trimmed body (or status text) with defaultType.
-func ReadProviderError(resp *http.Response, defaultType string) *protocol.ProviderError {
-	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: defaultType}
+// "message"}}, else the trimmed body (or status text) typed by status: byStatus's name, else
+// serverType at 500 and above, else invalid_request_error.
+func ReadProviderError(resp *http.Response, byStatus map[int]string, serverType string) *protocol.ProviderError {
+	perr := &protocol.ProviderError{Status: resp.StatusCode, Type: "invalid_request_error"}
+	if t, ok := byStatus[resp.StatusCode]; ok {
+		perr.Type = t
+	} else if resp.StatusCode >= 500 {
+		perr.Type = serverType
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	var parsed struct {
 		Error *struct {

@@ -599,14 +599,3 @@ func (s *Scanner) memberIn(field, key string, read func()) bool {
 	}
 	return true
 }
-
-// SkipObject validates and skips the object at field (false at null or a type error).
-func (s *Scanner) SkipObject(field string) bool {
-	if !s.Object(field) {
-		return false
-	}
-	for range s.Members() {
-		s.Skip()
-	}
-	return true
-}
