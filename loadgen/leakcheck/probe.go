@@ -4,11 +4,12 @@ package leakcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -16,9 +17,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
+	"github.com/streambench/streambench/loadgen/engine"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -90,13 +90,8 @@ func pooledByName(name string) toleranceClass {
 	return exact
 }
 
-// parseGauges reads the Prometheus text format and keeps the leak-relevant gauges.
-func parseGauges(text string) (gauges, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
-	if err != nil {
-		return nil, err
-	}
+// gaugesOf keeps the leak-relevant gauges of fams.
+func gaugesOf(fams map[string]*dto.MetricFamily) gauges {
 	out := gauges{}
 	for name, f := range fams {
 		if _, ok := leakGaugeClass(name, f.GetType()); !ok {
@@ -115,7 +110,7 @@ func parseGauges(text string) (gauges, error) {
 		}
 		out[name] = sum
 	}
-	return out, nil
+	return out
 }
 
 // Probe is what a leak check needs: how to read the sources and how much they may keep.
@@ -134,32 +129,18 @@ func (p *Probe) scrape(ctx context.Context, src SourceReading) (gauges, error) {
 	if src.URL == "" {
 		return selfGauges(), nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
-	if err != nil {
+	if _, err := url.Parse(src.URL); err != nil {
 		return nil, fmt.Errorf("metrics URL %q: %w", src.URL, err)
 	}
-	resp, err := p.Client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", src.URL, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	fams, err := engine.Fetch(ctx, p.Client, src.URL, nil)
+	if errors.Is(err, engine.StatusError(http.StatusNotFound)) {
 		return nil, fmt.Errorf("no metrics: GET %s: HTTP 404", src.URL)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d", src.URL, resp.StatusCode)
-	}
-	var b strings.Builder
-	if _, err := io.Copy(&b, io.LimitReader(resp.Body, 8<<20)); err != nil {
+	} else if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", src.URL, err)
 	}
-	g, err := parseGauges(b.String())
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: not Prometheus text: %w", src.URL, err)
-	}
-	return g, nil
+	return gaugesOf(fams), nil
 }
 
 // selfGauges reads the generator's own goroutines and open file descriptors.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // TestLeakGaugeClass: which gauges the check compares, and whether pools may keep some.
@@ -128,4 +130,14 @@ func readFixture(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// parseGauges reads the Prometheus text format and keeps the leak-relevant gauges.
+func parseGauges(text string) (gauges, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	return gaugesOf(fams), nil
 }
