@@ -1,7 +1,7 @@
 // Package sse is the Server-Sent Events codec every streambench dialect shares: a strict,
 // allocation-free WHATWG event-stream decoder with hard size limits (docs/PROTOCOLS.md, "SSE
-// framing"; it works on bytes, so reads split anywhere decode the same), and an encoder that
-// writes events atomically (one Write per event).
+// framing"; it works on bytes, so reads split anywhere decode the same), and AppendEvent, which
+// builds an event's frame.
 package sse
 
 import (
