@@ -192,10 +192,10 @@ func preflightOne(ctx context.Context, client *http.Client, req *http.Request) (
 // Validate checks c as Run would before sending anything.
 func (c Config) Validate() error {
 	cfg, err := c.withDefaults()
-	if err != nil {
-		return fmt.Errorf("load: %w", err)
+	if err == nil {
+		_, err = cfg.resolve()
 	}
-	if _, err := cfg.resolve(); err != nil {
+	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	return nil

@@ -467,10 +467,7 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 	// LeaksNotChecked is reported, never a failure: the verdict reads Leaks alone.
 	s.Leaks, s.LeaksNotChecked, s.ProviderRequests = p.leaks, p.leaksNotChecked, p.mock.providerRequests
 	// Rates are over the measured time, without the warmup.
-	measuredFrom := r.start
-	if r.warmupEnd.After(measuredFrom) {
-		measuredFrom = r.warmupEnd
-	}
+	measuredFrom := r.start.Add(max(cfg.Warmup, 0))
 	s.Tokens = measure.NewTokenSummary(s.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
 	s.Verdict.Warnings = r.warnings(s, a, p)
 	roundCores(a.loads)

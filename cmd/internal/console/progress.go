@@ -37,18 +37,16 @@ func NewProgress(f *os.File) *Progress {
 	v := &Progress{w: f, tty: isTerminal(f)}
 	if v.tty {
 		v.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
-		v.bar = v.p.AddBar(100,
-			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+		locked := func(show func() string) func(decor.Statistics) string {
+			return func(decor.Statistics) string {
 				v.mu.Lock()
 				defer v.mu.Unlock()
-				return fmt.Sprintf("%s/%s", v.last.Elapsed, v.last.Planned)
-			}, decor.WC{W: 12})),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				v.mu.Lock()
-				defer v.mu.Unlock()
-				return v.describe()
-			})),
-		)
+				return show()
+			}
+		}
+		elapsed := func() string { return fmt.Sprintf("%s/%s", v.last.Elapsed, v.last.Planned) }
+		v.bar = v.p.AddBar(100, mpb.PrependDecorators(decor.Any(locked(elapsed), decor.WC{W: 12})),
+			mpb.AppendDecorators(decor.Any(locked(v.describe))))
 	}
 	return v
 }
