@@ -156,14 +156,8 @@ func (d *Decoder) Reset(r io.Reader) {
 	*d = Decoder{r: r, limits: d.limits, buf: buf, data: data, typ: d.typ[:0], nextLF: -1, types: d.types}
 }
 
-// Comments returns the number of comment lines seen so far (e.g. compose ": ping" heartbeats).
-func (d *Decoder) Comments() int64 { return d.comments }
-
 // BytesRead returns the number of bytes read from the underlying reader so far.
 func (d *Decoder) BytesRead() int64 { return d.bytesRead }
-
-// Retry returns the latest valid reconnection time announced (undispatched events' too), or 0.
-func (d *Decoder) Retry() time.Duration { return d.retryAll }
 
 // LastEventID returns the WHATWG "last event ID buffer", set as soon as an id field is read.
 func (d *Decoder) LastEventID() string { return d.lastID }

@@ -104,8 +104,8 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			if err != io.EOF || !eventsEqual(got, want) {
 				t.Fatalf("err %v\n got  %s\n want %s", err, fmtEvents(got), fmtEvents(want))
 			}
-			if d.Comments() != 1 {
-				t.Errorf("Comments() = %d, want 1", d.Comments())
+			if d.comments != 1 {
+				t.Errorf("comments = %d, want 1", d.comments)
 			}
 		})
 	}

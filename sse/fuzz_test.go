@@ -108,8 +108,8 @@ func FuzzDecode(f *testing.F) {
 			if !eventsEqual(got, want) {
 				t.Fatalf("input %q\n got  %s\n want %s", in, fmtEvents(got), fmtEvents(want))
 			}
-			if d.Comments() != wantComments {
-				t.Fatalf("Comments() = %d, want %d on %q", d.Comments(), wantComments, in)
+			if d.comments != wantComments {
+				t.Fatalf("comments = %d, want %d on %q", d.comments, wantComments, in)
 			}
 		}
 		// With tiny limits the decoder either agrees with the oracle or stops with a limit
