@@ -147,8 +147,11 @@ func (s *Scraper) read(ctx context.Context) (map[string]float64, error) {
 	fams, err := Fetch(ctx, s.client, s.url, func(body io.Reader) ([]byte, error) {
 		return knownLines(io.LimitReader(body, maxEngineBody+1))
 	})
-	if err != nil {
-		return nil, timedOut(ctx, err)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Said as such, not as the closed connection a timeout leaves.
+		return nil, fmt.Errorf("no answer within %v", engineTimeout)
+	} else if err != nil {
+		return nil, err
 	}
 	out := map[string]float64{}
 	for _, g := range measure.EngineGauges {
@@ -231,14 +234,6 @@ func knownLines(r io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("a line longer than %d KiB", maxEngineLine>>10)
 	}
 	return kept, sc.Err()
-}
-
-// timedOut says a read cut by its timeout as such, not as the closed connection it leaves.
-func timedOut(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within %v", engineTimeout)
-	}
-	return err
 }
 
 // gaugeValue is f's value summed over its label sets, or their mean; NaNs are left out.

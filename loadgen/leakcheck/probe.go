@@ -126,8 +126,12 @@ type Probe struct {
 
 // scrape reads one source (URL "": the generator itself); an error is why it is not checked.
 func (p *Probe) scrape(ctx context.Context, src SourceReading) (gauges, error) {
-	if src.URL == "" {
-		return selfGauges(), nil
+	if src.URL == "" { // the generator's own goroutines and open file descriptors
+		g := gauges{"go_goroutines": float64(runtime.NumGoroutine())}
+		if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+			g["process_open_fds"] = float64(len(fds))
+		}
+		return g, nil
 	}
 	if _, err := url.Parse(src.URL); err != nil {
 		return nil, fmt.Errorf("metrics URL %q: %w", src.URL, err)
@@ -141,15 +145,6 @@ func (p *Probe) scrape(ctx context.Context, src SourceReading) (gauges, error) {
 		return nil, fmt.Errorf("GET %s: %w", src.URL, err)
 	}
 	return gaugesOf(fams), nil
-}
-
-// selfGauges reads the generator's own goroutines and open file descriptors.
-func selfGauges() gauges {
-	g := gauges{"go_goroutines": float64(runtime.NumGoroutine())}
-	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
-		g["process_open_fds"] = float64(len(fds))
-	}
-	return g
 }
 
 // tolerance is how much a gauge may grow without counting as a leak: none for exact gauges; a

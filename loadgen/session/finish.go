@@ -186,12 +186,6 @@ func (s *streamState) scriptedInBand() bool {
 	return !(direct && e.ProviderStatus != 0)
 }
 
-// scriptedStatus tells whether status is the very status the script's provider failure has.
-func (s *streamState) scriptedStatus(status int) bool {
-	e := &s.p.Session.Expected
-	return !s.p.Session.NoGroundTruth && e.ProviderStatus != 0 && status == e.ProviderStatus
-}
-
 // httpError ends the session on a non-200 answer, read for a protocol.ErrorChecker or quoted.
 func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	p, res := s.p, &s.res
@@ -204,7 +198,9 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		s.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
-	scripted := s.scriptedStatus(resp.StatusCode)
+	// The very status the script's provider failure has.
+	e := &p.Session.Expected
+	scripted := !p.Session.NoGroundTruth && e.ProviderStatus != 0 && resp.StatusCode == e.ProviderStatus
 	if judges && scripted {
 		res.Violations = append(res.Violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.Session)...)
 	} else {
@@ -281,21 +277,13 @@ func (s *streamState) finishUnfinished(when string) Result {
 		o = measure.OutcomeOverTime
 		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.ID, r.StreamTimeout, when, open)
 	}
-	if n := s.undecoded(); n > 0 {
-		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, n, s.head.note())
+	if s.dec != nil && s.m.firstEvent == 0 && s.dec.BytesRead() > 0 {
+		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, s.dec.BytesRead(), s.head.note())
 	}
 	if acted {
 		s.noteAbort() // whether the provider saw the client go is still worth knowing
 	}
 	return s.end(o, err)
-}
-
-// undecoded is how many bytes of the body arrived when none made an event, else 0.
-func (s *streamState) undecoded() int64 {
-	if s.dec == nil || s.m.firstEvent != 0 {
-		return 0
-	}
-	return s.dec.BytesRead()
 }
 
 func limitName(r *Runner, cause error) string {
@@ -445,14 +433,9 @@ type Abort struct {
 
 func (s *streamState) noteAbort() {
 	p := s.p
+	dc, continuer := p.Client.(protocol.DisconnectContinuer)
 	s.res.Abort = &Abort{
 		Index: p.Pick.Index, Session: p.ID, Scenario: p.Pick.Scenario, Dialect: p.Label, At: s.act.firedAt(),
-		DuringTool: duringTool(p.Session.Expected.Client), Continues: continuesOnDisconnect(p.Client),
+		DuringTool: duringTool(p.Session.Expected.Client), Continues: continuer && dc.ContinuesOnDisconnect(),
 	}
-}
-
-// continuesOnDisconnect reports whether c asks the target to go on when the client leaves.
-func continuesOnDisconnect(c protocol.Client) bool {
-	dc, ok := c.(protocol.DisconnectContinuer)
-	return ok && dc.ContinuesOnDisconnect()
 }

@@ -26,15 +26,10 @@ type Progress struct {
 	last loadgen.Progress
 }
 
-// isTerminal tells whether f is a terminal, where bars can redraw.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // NewProgress returns a view writing to f.
 func NewProgress(f *os.File) *Progress {
-	v := &Progress{w: f, tty: isTerminal(f)}
+	st, err := f.Stat() // a terminal, where bars can redraw
+	v := &Progress{w: f, tty: err == nil && st.Mode()&os.ModeCharDevice != 0}
 	if v.tty {
 		v.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
 		locked := func(show func() string) func(decor.Statistics) string {

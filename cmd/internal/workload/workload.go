@@ -403,7 +403,10 @@ func (w workload) chooseMix(cfg *loadgen.Config) error {
 // endpoint applies the endpoint flags to cfg: --model and --api-key to the dialect's requests,
 // and the workload of --input-tokens, --output-tokens, --prompt, --prompts or --conversations.
 func (w workload) endpoint(cfg *loadgen.Config) error {
-	if f := firstSet(w.lengthFlags()...); f != "" && !w.IsEndpoint() {
+	// The flags that shape an endpoint request's length fields.
+	if f := firstSet(flagSet{"--max-tokens-field", w.MaxTokensField != ""}, flagSet{"--min-tokens", w.MinTokens}, flagSet{"--ignore-eos", w.IgnoreEOS},
+		flagSet{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K}, flagSet{"--prefix-tokens", w.PrefixTokens > 0},
+		flagSet{"--prefix-pool", w.PrefixPool > 0}); f != "" && !w.IsEndpoint() {
 		return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f)
 	}
 	if f := firstSet(flagSet{"--trace-format", w.TraceFormat != ""}, flagSet{"--trace-speed", w.TraceSpeed != 0 && w.TraceSpeed != 1}); f != "" && w.Trace == "" {
@@ -540,12 +543,6 @@ func (w workload) endpointFields(e *endpoint.Workload, spec protocol.EndpointSpe
 	}
 	e.MaxTokensField, e.MinTokens, e.IgnoreEOS = w.MaxTokensField, w.MinTokens, w.IgnoreEOS
 	return nil
-}
-
-// lengthFlags are the flags that shape an endpoint request's length fields.
-func (w workload) lengthFlags() []flagSet {
-	return []flagSet{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS},
-		{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K}, {"--prefix-tokens", w.PrefixTokens > 0}, {"--prefix-pool", w.PrefixPool > 0}}
 }
 
 // flagSet is a flag's name and whether it was given.
