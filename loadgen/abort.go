@@ -163,5 +163,5 @@ func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
 		return mockChecks{warning: fmt.Sprintf("provider requests not counted: %v", err)}, nil
 	}
 	r.checkCancels(aborts, recs, time.Now())
-	return mockChecks{providerRequests: providerRequests(recs, r.runID, r.cfg.Shard)}, nil
+	return mockChecks{providerRequests: providerRequests(recs, r.cfg.RunID, r.cfg.Shard)}, nil
 }

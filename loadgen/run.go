@@ -6,6 +6,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -44,7 +45,6 @@ type runner struct {
 	sessions   *session.Runner
 	planner    *session.Planner
 	out        outputs
-	runID      string
 	start      time.Time
 	warmupEnd  time.Time
 	aborts     abortLog
@@ -190,20 +190,17 @@ func newRunner(c Config) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.RunID = cmp.Or(cfg.RunID, NewRunID())
 	r := &runner{
-		cfg:   cfg,
-		rec:   session.NewRecorder(runtime.GOMAXPROCS(0)),
-		out:   outputsOf(cfg.Outputs),
-		runID: cfg.RunID,
+		cfg: cfg,
+		rec: session.NewRecorder(runtime.GOMAXPROCS(0)),
+		out: outputsOf(cfg.Outputs),
 	}
 	r.rec.OnLatencies = r.out.latencies
 	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, err
 	}
 	r.redactor = newRunRedactor(&cfg, r.reqOpts)
-	if r.runID == "" {
-		r.runID = NewRunID()
-	}
 	r.transport = cfg.Transport
 	if r.transport == nil {
 		r.transport = newTransport(&cfg)
@@ -478,7 +475,7 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 // summary is what the results and the snapshots of the run share, as of ended.
 func (r *runner) summary(ended time.Time, interrupted bool, postErrs []error) measure.Summary {
 	return measure.Summary{
-		Schema: measure.SchemaVersion, RunID: r.runID, Started: r.start, Ended: ended, Interrupted: interrupted,
+		Schema: measure.SchemaVersion, RunID: r.cfg.RunID, Started: r.start, Ended: ended, Interrupted: interrupted,
 		Config: r.recordedConfig(), Environment: environment(r.cfg.Target),
 		OverTime: r.rec.OverTime(), Measures: r.rec.MeasureInfos(), Counters: r.rec.Counters(),
 		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Shard: r.shardInfo(),
