@@ -24,7 +24,7 @@ func (m *sessionMetrics) takeMeasures() {
 // putMeasures records the session's measures; the shard lock must be held.
 func (m *sessionMetrics) putMeasures() {
 	for _, ms := range m.measures {
-		m.putZero(measure.Metric(ms.Name), measure.MeasureValue(ms))
+		m.putN(measure.Metric(ms.Name), measure.MeasureValue(ms), 1)
 	}
 }
 

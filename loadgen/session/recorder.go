@@ -124,7 +124,7 @@ func (m *sessionMetrics) flushGaps() {
 		m.shard.mu.Lock()
 		for _, g := range m.gaps[:m.nGaps] {
 			// A gap of 0 is measured: two frames of one read share its receive stamp.
-			m.putZero(measure.ChunkGap, g)
+			m.putN(measure.ChunkGap, g, 1)
 		}
 		m.shard.mu.Unlock()
 		if f := m.rec.OnLatencies; f != nil {
@@ -137,12 +137,9 @@ func (m *sessionMetrics) flushGaps() {
 // put records one value, 0 meaning none was measured; the shard lock must be held.
 func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
 	if d != 0 {
-		m.putZero(metric, d)
+		m.putN(metric, d, 1)
 	}
 }
-
-// putZero records one value, 0 included; the shard lock must be held.
-func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) { m.putN(metric, d, 1) }
 
 // flush hands every value to the shard, once, when the session (or turn) ends.
 func (m *sessionMetrics) flush() {
@@ -163,7 +160,7 @@ func (m *sessionMetrics) flush() {
 	}
 	for _, metric := range overheads {
 		if _, over, ok := m.overhead(metric); ok {
-			m.putZero(metric, over)
+			m.putN(metric, over, 1)
 		}
 	}
 	m.putOverTime()
