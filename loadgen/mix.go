@@ -229,6 +229,9 @@ func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 			continue
 		}
 		p.Targets = slices.Clone(p.Targets)
+		if slug != "" {
+			p.Targets = []Target{{Slug: slug}}
+		}
 		p.Headers = maps.Clone(p.Headers)
 		p.Scenarios = maps.Clone(p.Scenarios)
 		out.Profiles = append(out.Profiles, p)
@@ -247,11 +250,6 @@ func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 			p.Targets = append(p.Targets, Target{Slug: t})
 		}
 		out.Profiles = []Profile{p}
-	}
-	for i := range out.Profiles {
-		if slug != "" {
-			out.Profiles[i].Targets = []Target{{Slug: slug}}
-		}
 	}
 	out.Scenarios = maps.Clone(m.Scenarios)
 	out.scenarioNames = nil
