@@ -128,11 +128,6 @@ func parseConversation(raw []byte) (Conversation, error) {
 	return c, nil
 }
 
-// conversation is session seed's conversation, drawn like a prompt (request).
-func (e *Workload) conversation(r *rand.Rand) *Conversation {
-	return &e.Conversations[r.IntN(len(e.Conversations))]
-}
-
 // turnMaxTokens is max_tokens of turn (from 1) of conversation c in session seed: drawn from
 // Output with a source of the turn's own, else the file's reply length.
 func (e *Workload) TurnMaxTokens(c *Conversation, seed uint64, turn int) int {

@@ -68,7 +68,7 @@ func (e *Workload) Request(index, seed uint64) (*protocol.EndpointRequest, *Conv
 	reply := 0
 	var conv *Conversation
 	if len(e.Conversations) > 0 {
-		conv = e.conversation(r)
+		conv = &e.Conversations[r.IntN(len(e.Conversations))]
 		if conv.System != "" {
 			req.Messages = append(req.Messages, protocol.Message{Role: "system", Text: conv.System})
 		}

@@ -268,8 +268,12 @@ func (s *streamState) finishUnfinished(when string) Result {
 		o = measure.OutcomeStalled
 		err = fmt.Errorf("session %s: stalled: no byte from %s for the %s idle timeout%s (stream open %v)", p.ID, s.host, r.IdleTimeout, when, open)
 	case silent >= StallWindow:
+		ended := "the " + r.StreamTimeout.String() + " stream timeout"
+		if errors.Is(cause, ErrGraceEnded) {
+			ended = "the run's " + r.Grace.String() + " grace period"
+		}
 		o = measure.OutcomeStalled
-		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.ID, s.host, silent.Round(time.Millisecond), limitName(r, cause), when, open)
+		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.ID, s.host, silent.Round(time.Millisecond), ended, when, open)
 	case errors.Is(cause, ErrGraceEnded):
 		o = measure.OutcomeCut
 		err = fmt.Errorf("session %s: cut: still open when the run's %s grace period ended%s (stream open %v)", p.ID, r.Grace, when, open)
@@ -284,13 +288,6 @@ func (s *streamState) finishUnfinished(when string) Result {
 		s.noteAbort() // whether the provider saw the client go is still worth knowing
 	}
 	return s.end(o, err)
-}
-
-func limitName(r *Runner, cause error) string {
-	if errors.Is(cause, ErrGraceEnded) {
-		return "the run's " + r.Grace.String() + " grace period"
-	}
-	return "the " + r.StreamTimeout.String() + " stream timeout"
 }
 
 // noteStop tells a stop session's checker that the stop was sent (again is harmless).

@@ -281,11 +281,9 @@ func (w workload) checkNumbers() error {
 		return fmt.Errorf("--duration %s: want a positive duration", w.cfg.Duration)
 	case w.cfg.Sessions < 0:
 		return fmt.Errorf("--sessions %d: want a positive number of sessions", w.cfg.Sessions)
-	}
-	if w.cfg.ScriptTimeScale <= 0 {
+	case w.cfg.ScriptTimeScale <= 0:
 		return fmt.Errorf("--time-scale %g: want a positive factor", w.cfg.ScriptTimeScale)
-	}
-	if w.cfg.SnapshotInterval <= 0 {
+	case w.cfg.SnapshotInterval <= 0:
 		return fmt.Errorf("--snapshot-every %s: want a positive duration", w.cfg.SnapshotInterval)
 	}
 	return nil
