@@ -474,22 +474,16 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 
 // summary is what the results and the snapshots of the run share, as of ended.
 func (r *runner) summary(ended time.Time, interrupted bool, postErrs []error) measure.Summary {
-	return measure.Summary{
+	s := measure.Summary{
 		Schema: measure.SchemaVersion, RunID: r.cfg.RunID, Started: r.start, Ended: ended, Interrupted: interrupted,
 		Config: r.recordedConfig(), Environment: environment(r.cfg.Target),
 		OverTime: r.rec.OverTime(), Measures: r.rec.MeasureInfos(), Counters: r.rec.Counters(),
-		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Shard: r.shardInfo(),
-		Engine: r.engine.Metrics(),
+		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Engine: r.engine.Metrics(),
 	}
-}
-
-// shardInfo is the run's place in a sharded run (nil: none); snapshots carry it too.
-func (r *runner) shardInfo() *measure.ShardInfo {
-	cfg := &r.cfg
-	if cfg.Shard.Count == 0 {
-		return nil
+	if sh := r.cfg.Shard; sh.Count != 0 { // the run's place in a sharded run, in snapshots too
+		s.Shard = &measure.ShardInfo{Index: sh.Index, Count: sh.Count, StartAt: r.cfg.StartAt.UTC(), LateBy: r.lateBy}
 	}
-	return &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count, StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
+	return s
 }
 
 // warnings are what the verdict warns of, in the order they are shown.
@@ -594,8 +588,12 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 	switch {
 	case len(r.cfg.Stages) > 0:
 		pacer = r.cfg.Stages
-	case r.cfg.replay():
-		pacer = r.traceSchedule()
+	case r.cfg.replay(): // at the endpoint trace's times
+		s := make(Schedule, len(r.cfg.Endpoint.Trace))
+		for i, row := range r.cfg.Endpoint.Trace {
+			s[i] = row.At
+		}
+		pacer = s
 	case r.cfg.Arrival != "constant":
 		pacer = &Poisson{PerSecond: r.cfg.Rate, Burstiness: r.cfg.Burstiness, Seed: r.cfg.Seed}
 	default:
@@ -648,15 +646,6 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 			r.runSession(ctx, r.planShallow(index), r.start.Add(due))
 		}()
 	}
-}
-
-// traceSchedule starts the sessions at the endpoint trace's times.
-func (r *runner) traceSchedule() Schedule {
-	s := make(Schedule, len(r.cfg.Endpoint.Trace))
-	for i, row := range r.cfg.Endpoint.Trace {
-		s[i] = row.At
-	}
-	return s
 }
 
 // closedLoop runs virtual users, each playing sessions ThinkTime apart (with stages, user i only
