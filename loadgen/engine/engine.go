@@ -172,7 +172,8 @@ func (e StatusError) Error() string { return fmt.Sprintf("HTTP %d", int(e)) }
 // Fetch GETs the Prometheus text at u and parses what keep returns of its body (nil: all of it,
 // up to 8 MiB); ctx bounds it. Its errors are the request's, a StatusError, keep's, or "not
 // Prometheus text".
-func Fetch(ctx context.Context, client *http.Client, u string, keep func(io.Reader) ([]byte, error)) (map[string]*dto.MetricFamily, error) {
+func Fetch(ctx context.Context, client *http.Client, u string,
+	keep func(io.Reader) ([]byte, error)) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err

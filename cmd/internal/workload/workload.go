@@ -402,9 +402,9 @@ func (w workload) chooseMix(cfg *loadgen.Config) error {
 // and the workload of --input-tokens, --output-tokens, --prompt, --prompts or --conversations.
 func (w workload) endpoint(cfg *loadgen.Config) error {
 	// The flags that shape an endpoint request's length fields.
-	if f := firstSet(flagSet{"--max-tokens-field", w.MaxTokensField != ""}, flagSet{"--min-tokens", w.MinTokens}, flagSet{"--ignore-eos", w.IgnoreEOS},
-		flagSet{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K}, flagSet{"--prefix-tokens", w.PrefixTokens > 0},
-		flagSet{"--prefix-pool", w.PrefixPool > 0}); f != "" && !w.IsEndpoint() {
+	if f := firstSet(flagSet{"--max-tokens-field", w.MaxTokensField != ""}, flagSet{"--min-tokens", w.MinTokens},
+		flagSet{"--ignore-eos", w.IgnoreEOS}, flagSet{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K},
+		flagSet{"--prefix-tokens", w.PrefixTokens > 0}, flagSet{"--prefix-pool", w.PrefixPool > 0}); f != "" && !w.IsEndpoint() {
 		return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f)
 	}
 	if f := firstSet(flagSet{"--trace-format", w.TraceFormat != ""}, flagSet{"--trace-speed", w.TraceSpeed != 0 && w.TraceSpeed != 1}); f != "" && w.Trace == "" {
