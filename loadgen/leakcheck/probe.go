@@ -1,5 +1,6 @@
 // Package leakcheck compares the resource gauges of a runtime, the mock and the generator before
-// a load and after it drained: a run's own check (Probe), or a sharded run's one (Check).
+// a load and after it drained: a run's own check (Probe's Baseline, then Check), or a sharded
+// run's one (TakeBaseline, then Verify).
 package leakcheck
 
 import (

@@ -106,7 +106,7 @@ go_memstats_alloc_bytes 1e6
 // read.
 func TestVerifyFileMissing(t *testing.T) {
 	t.Parallel()
-	_, _, err := Check{MockURL: "http://127.0.0.1:1"}.VerifyFile(t.Context(), filepath.Join(t.TempDir(), "none.json"))
+	_, _, err := (&Probe{MockURL: "http://127.0.0.1:1"}).VerifyFile(t.Context(), filepath.Join(t.TempDir(), "none.json"))
 	if err == nil || !strings.Contains(err.Error(), "leak baseline") {
 		t.Fatalf("err = %v, want a leak baseline error", err)
 	}
