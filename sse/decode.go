@@ -136,11 +136,7 @@ func NewDecoderLimits(r io.Reader, l Limits) *Decoder {
 	if l.MaxEvent <= 0 {
 		l.MaxEvent = DefaultMaxEvent
 	}
-	size := minReadSize
-	if l.MaxLine+2 < size {
-		size = l.MaxLine + 2
-	}
-	return &Decoder{r: r, limits: l, buf: make([]byte, size), nextLF: -1}
+	return &Decoder{r: r, limits: l, buf: make([]byte, min(minReadSize, l.MaxLine+2)), nextLF: -1}
 }
 
 // Reset makes d decode a new stream from r, keeping its buffers unless a long line grew them,
