@@ -179,7 +179,12 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	r.begin(ctx)
 	l := r.startLoad(ctx)
 	defer l.end()
-	r.loadLoop(l)
+	if r.cfg.openLoop() {
+		r.openLoop(l.hard, l.stopStarting, &l.sessions)
+	} else {
+		r.closedLoop(l.hard, l.stopStarting, &l.sessions)
+	}
+	l.stop("end of schedule")
 	after := r.drain(ctx, l, pre)
 	post := r.postRunChecks(ctx, pre, after.snapErr)
 	return r.judge(r.results(ctx, l, after, post))
@@ -370,15 +375,6 @@ func (r *runner) collect(l *load) {
 			return
 		}
 	}
-}
-
-func (r *runner) loadLoop(l *load) {
-	if r.cfg.openLoop() {
-		r.openLoop(l.hard, l.stopStarting, &l.sessions)
-	} else {
-		r.closedLoop(l.hard, l.stopStarting, &l.sessions)
-	}
-	l.stop("end of schedule")
 }
 
 // afterLoad is what a run measured as it drained.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -211,7 +212,13 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 		return
 	}
 	bump(s.r.Rec, s.r.Rec.httpStatus, resp.StatusCode)
-	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.ID, req, resp, body[:min(len(body), 512)]))
+	err := fmt.Errorf("session %s: %s %s: HTTP %d: %s",
+		p.ID, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body[:min(len(body), 512)]))
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+		err = fmt.Errorf("session %s: %s %s: HTTP %d redirect to %s (not followed: a stream request is never redirected)",
+			p.ID, req.Method, req.URL.Redacted(), resp.StatusCode, loc)
+	}
+	s.res = s.end(measure.OutcomeHTTPError, err)
 }
 
 // MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits.
@@ -431,8 +438,9 @@ type Abort struct {
 func (s *streamState) noteAbort() {
 	p := s.p
 	dc, continuer := p.Client.(protocol.DisconnectContinuer)
+	trigger := cmp.Or(p.Session.Expected.Client.Abort, p.Session.Expected.Client.Stop)
 	s.res.Abort = &Abort{
 		Index: p.Pick.Index, Session: p.ID, Scenario: p.Pick.Scenario, Dialect: p.Label, At: s.act.firedAt(),
-		DuringTool: duringTool(p.Session.Expected.Client), Continues: continuer && dc.ContinuesOnDisconnect(),
+		DuringTool: trigger != nil && trigger.DuringTool, Continues: continuer && dc.ContinuesOnDisconnect(),
 	}
 }

@@ -21,13 +21,6 @@ func (m *sessionMetrics) takeMeasures() {
 	}
 }
 
-// putMeasures records the session's measures; the shard lock must be held.
-func (m *sessionMetrics) putMeasures() {
-	for _, ms := range m.measures {
-		m.putN(measure.Metric(ms.Name), measure.MeasureValue(ms), 1)
-	}
-}
-
 // noteMeasureKinds remembers the kinds of the session's measures, locking only for new names.
 func (m *sessionMetrics) noteMeasureKinds() {
 	for _, ms := range m.measures {

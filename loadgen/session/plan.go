@@ -163,14 +163,6 @@ func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
 	return 0, false
 }
 
-func duringTool(c scenarios.Client) bool {
-	t := c.Abort
-	if t == nil {
-		t = c.Stop
-	}
-	return t != nil && t.DuringTool
-}
-
 // ApplyHeader adds a profile's headers to req (Host sets the request's host).
 func ApplyHeader(req *http.Request, header http.Header) {
 	for name, vs := range header {

@@ -154,7 +154,9 @@ func (m *sessionMetrics) flush() {
 	}
 	m.noteMeasureKinds()
 	m.shard.mu.Lock()
-	m.putMeasures()
+	for _, ms := range m.measures {
+		m.putN(measure.Metric(ms.Name), measure.MeasureValue(ms), 1)
+	}
 	for _, l := range m.latencies() {
 		m.put(l.metric, l.d)
 	}
