@@ -49,7 +49,12 @@ func (s *streamState) end(o measure.Outcome, err error) Result {
 		rec.failed.Add(1)
 	case len(res.Violations) > 0:
 		rec.failed.Add(1)
-		rec.failedByViolations(res.Violations)
+		rules := make([]string, 0, len(res.Violations))
+		for _, v := range res.Violations {
+			rules = append(rules, string(v.Rule))
+		}
+		slices.Sort(rules)
+		bump(rec, rec.failedBy, strings.Join(slices.Compact(rules), ","))
 	case o == measure.OutcomeAborted:
 		// Neither a success nor a failure of the target.
 	default:

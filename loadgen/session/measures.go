@@ -21,15 +21,6 @@ func (m *sessionMetrics) takeMeasures() {
 	}
 }
 
-// noteMeasureKinds remembers the kinds of the session's measures, locking only for new names.
-func (m *sessionMetrics) noteMeasureKinds() {
-	for _, ms := range m.measures {
-		if _, ok := m.rec.measureKinds.Load(ms.Name); !ok {
-			m.rec.measureKinds.LoadOrStore(ms.Name, measure.KindOf(ms.Kind))
-		}
-	}
-}
-
 // MeasureInfos lists the measures recorded so far, sorted by name.
 func (r *Recorder) MeasureInfos() []measure.MeasureInfo {
 	var out []measure.MeasureInfo

@@ -3,7 +3,6 @@ package session
 import (
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,7 +151,11 @@ func (m *sessionMetrics) flush() {
 	if !m.record {
 		return
 	}
-	m.noteMeasureKinds()
+	for _, ms := range m.measures { // locking only for new names
+		if _, ok := m.rec.measureKinds.Load(ms.Name); !ok {
+			m.rec.measureKinds.LoadOrStore(ms.Name, measure.KindOf(ms.Kind))
+		}
+	}
 	m.shard.mu.Lock()
 	for _, ms := range m.measures {
 		m.putN(measure.Metric(ms.Name), measure.MeasureValue(ms), 1)
@@ -234,15 +237,6 @@ func bump[K comparable](r *Recorder, m map[K]int64, k K) {
 	r.mu.Lock()
 	m[k]++
 	r.mu.Unlock()
-}
-
-func (r *Recorder) failedByViolations(vs []protocol.Violation) {
-	rules := make([]string, 0, len(vs))
-	for _, v := range vs {
-		rules = append(rules, string(v.Rule))
-	}
-	slices.Sort(rules)
-	bump(r, r.failedBy, strings.Join(slices.Compact(rules), ","))
 }
 
 // AddViolation counts one violation of rule.
