@@ -255,38 +255,30 @@ func (w workload) build() (loadgen.Config, error) {
 	if cfg.BreakerSessions <= 0 {
 		cfg.BreakerSessions = -1
 	}
-	if err := w.checkNumbers(); err != nil {
-		return cfg, err
+	switch { // a negative or non-finite number (zero is "not given")
+	case w.cfg.Clients < 0:
+		return cfg, fmt.Errorf("--clients %d: want a positive number of virtual users", w.cfg.Clients)
+	case notFinite(w.cfg.Rate):
+		return cfg, fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.cfg.Rate)
+	case notFinite(w.cfg.Burstiness) || w.cfg.Burstiness != 0 && w.cfg.Burstiness != 1 && w.cfg.Arrival != "gamma":
+		return cfg, fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.cfg.Burstiness)
+	case notFinite(w.TraceSpeed):
+		return cfg, fmt.Errorf("--trace-speed %g: want a positive, finite factor", w.TraceSpeed)
+	case w.PrefixTokens < 0 || w.PrefixPool < 0:
+		return cfg, fmt.Errorf("--prefix-tokens %d, --prefix-pool %d: want positive counts", w.PrefixTokens, w.PrefixPool)
+	case w.cfg.Duration < 0:
+		return cfg, fmt.Errorf("--duration %s: want a positive duration", w.cfg.Duration)
+	case w.cfg.Sessions < 0:
+		return cfg, fmt.Errorf("--sessions %d: want a positive number of sessions", w.cfg.Sessions)
+	case w.cfg.ScriptTimeScale <= 0:
+		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.cfg.ScriptTimeScale)
+	case w.cfg.SnapshotInterval <= 0:
+		return cfg, fmt.Errorf("--snapshot-every %s: want a positive duration", w.cfg.SnapshotInterval)
 	}
 	if err := w.parseLists(&cfg); err != nil {
 		return cfg, err
 	}
 	return cfg, w.chooseMix(&cfg)
-}
-
-// checkNumbers refuses a negative or non-finite number (zero is "not given").
-func (w workload) checkNumbers() error {
-	switch {
-	case w.cfg.Clients < 0:
-		return fmt.Errorf("--clients %d: want a positive number of virtual users", w.cfg.Clients)
-	case notFinite(w.cfg.Rate):
-		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.cfg.Rate)
-	case notFinite(w.cfg.Burstiness) || w.cfg.Burstiness != 0 && w.cfg.Burstiness != 1 && w.cfg.Arrival != "gamma":
-		return fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.cfg.Burstiness)
-	case notFinite(w.TraceSpeed):
-		return fmt.Errorf("--trace-speed %g: want a positive, finite factor", w.TraceSpeed)
-	case w.PrefixTokens < 0 || w.PrefixPool < 0:
-		return fmt.Errorf("--prefix-tokens %d, --prefix-pool %d: want positive counts", w.PrefixTokens, w.PrefixPool)
-	case w.cfg.Duration < 0:
-		return fmt.Errorf("--duration %s: want a positive duration", w.cfg.Duration)
-	case w.cfg.Sessions < 0:
-		return fmt.Errorf("--sessions %d: want a positive number of sessions", w.cfg.Sessions)
-	case w.cfg.ScriptTimeScale <= 0:
-		return fmt.Errorf("--time-scale %g: want a positive factor", w.cfg.ScriptTimeScale)
-	case w.cfg.SnapshotInterval <= 0:
-		return fmt.Errorf("--snapshot-every %s: want a positive duration", w.cfg.SnapshotInterval)
-	}
-	return nil
 }
 
 // notFinite tells whether a float flag is negative, NaN or infinite.
@@ -314,13 +306,39 @@ func (w workload) parseLists(cfg *loadgen.Config) error {
 		return fmt.Errorf("--header %w", err)
 	}
 	cfg.Headers = h
-	if cfg.Options, err = w.dialectOptions(); err != nil {
-		return err
+	opts := protocol.Options{} // --option, and the shorthands for options
+	for _, kv := range w.Options {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("--option %q: want KEY=VALUE", kv)
+		}
+		opts[k] = v
+	}
+	for key, v := range map[string]string{"path": w.Path, "stopPath": w.StopPath} {
+		if v != "" {
+			opts[key] = v
+		}
+	}
+	if len(opts) > 0 {
+		cfg.Options = opts
 	}
 	if cfg.TLS, err = w.tlsConfig(); err != nil {
 		return err
 	}
-	cfg.Info.Extra = w.recorded()
+	// Recorded: what the Config does not hold, how it trusts the target, the trace.
+	extra := map[string]string{}
+	if w.CACert != "" {
+		extra["ca-cert"] = w.CACert
+	}
+	if w.Insecure {
+		extra["insecure"] = "true"
+	}
+	if w.Trace != "" {
+		extra["trace"] = fmt.Sprintf("%s at %gx", w.Trace, cmp.Or(w.TraceSpeed, 1))
+	}
+	if len(extra) > 0 {
+		cfg.Info.Extra = extra
+	}
 	if w.Stages != "" {
 		st, err := loadgen.ParseStages(w.Stages)
 		if err != nil {
@@ -567,27 +585,6 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// dialectOptions gathers the KEY=VALUE options and the shorthands for options.
-func (w workload) dialectOptions() (protocol.Options, error) {
-	opts := protocol.Options{}
-	for _, kv := range w.Options {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--option %q: want KEY=VALUE", kv)
-		}
-		opts[k] = v
-	}
-	for key, v := range map[string]string{"path": w.Path, "stopPath": w.StopPath} {
-		if v != "" {
-			opts[key] = v
-		}
-	}
-	if len(opts) == 0 {
-		return nil, nil
-	}
-	return opts, nil
-}
-
 // tlsConfig is the TLS configuration --ca-cert or --insecure ask for (nil: neither, the
 // system's roots).
 func (w workload) tlsConfig() (*tls.Config, error) {
@@ -614,24 +611,6 @@ func TrustPEM(flag, path string) (*tls.Config, error) {
 		return nil, fmt.Errorf("%s %s: no PEM certificate in it", flag, path)
 	}
 	return &tls.Config{RootCAs: pool}, nil
-}
-
-// recorded is what the run records of the flags its Config does not: how it trusts the target, the trace.
-func (w workload) recorded() map[string]string {
-	extra := map[string]string{}
-	if w.CACert != "" {
-		extra["ca-cert"] = w.CACert
-	}
-	if w.Insecure {
-		extra["insecure"] = "true"
-	}
-	if w.Trace != "" {
-		extra["trace"] = fmt.Sprintf("%s at %gx", w.Trace, cmp.Or(w.TraceSpeed, 1))
-	}
-	if len(extra) == 0 {
-		return nil
-	}
-	return extra
 }
 
 // WithExtra is extra with more's settings added (a new map).
