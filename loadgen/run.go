@@ -450,9 +450,7 @@ func (r *runner) leakProbe() *leakcheck.Probe {
 func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *measure.Run {
 	cfg := &r.cfg
 	hist := r.rec.Merge()
-	if dropped := hist.Set(generatorLagKey, a.lag); dropped > 0 {
-		r.rec.RecordErrs.Add(dropped)
-	}
+	r.rec.RecordErrs.Add(hist.Set(generatorLagKey, a.lag))
 	run := &measure.Run{Histograms: hist, Timeline: l.tl.points, Samples: r.samples.collected(),
 		Summary: r.summary(a.ended, l.interrupted.Load() || ctx.Err() != nil, p.errs)}
 	s := &run.Summary
@@ -554,16 +552,11 @@ func (r *runner) progress(second int, draining bool) {
 	if r.out.progress == nil {
 		return
 	}
-	planned := r.cfg.Duration
-	if planned == 0 {
-		planned = r.cfg.Stages.Duration()
-	}
 	rec := r.rec
 	r.out.progress(Progress{
-		Elapsed: time.Duration(second) * time.Second, Planned: planned, PlannedSessions: r.cfg.Sessions,
-		Active: rec.Active.Load(), Started: rec.Started.Load(),
-		Completed: rec.Completed(),
-		Errors:    rec.Errors(), Violations: rec.Violations.Load(), Frames: rec.Frames.Load(),
+		Elapsed: time.Duration(second) * time.Second, Planned: cmp.Or(r.cfg.Duration, r.cfg.Stages.Duration()),
+		PlannedSessions: r.cfg.Sessions, Active: rec.Active.Load(), Started: rec.Started.Load(),
+		Completed: rec.Completed(), Errors: rec.Errors(), Violations: rec.Violations.Load(), Frames: rec.Frames.Load(),
 		Draining: draining,
 	})
 }
@@ -750,11 +743,10 @@ func (r *runner) recordedConfig() measure.Config {
 	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
 		extra["option."+k] = fmt.Sprint(c.Options[k])
 	}
-	if c.NoGroundTruth {
-		extra["no-ground-truth"] = "true"
-	}
-	if c.HonorRetryAfter {
-		extra["honor-retry-after"] = "true"
+	for flag, on := range map[string]bool{"no-ground-truth": c.NoGroundTruth, "honor-retry-after": c.HonorRetryAfter} {
+		if on {
+			extra[flag] = "true"
+		}
 	}
 	if len(extra) > 0 {
 		maps.Copy(extra, c.Info.Extra)

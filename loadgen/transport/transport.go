@@ -278,14 +278,11 @@ func (b *chunkedBody) end(n int, err error) (int, error) {
 	if !errors.Is(err, io.EOF) {
 		// httputil says only "unexpected EOF" or "invalid byte in chunk length".
 		err = fmt.Errorf("chunked body: %w", err)
-	}
-	if errors.Is(err, io.EOF) {
-		if _, terr := textproto.NewReader(b.br).ReadMIMEHeader(); terr != nil {
-			if errors.Is(terr, io.EOF) {
-				terr = io.ErrUnexpectedEOF
-			}
-			err = fmt.Errorf("chunked body trailer: %w", terr)
+	} else if _, terr := textproto.NewReader(b.br).ReadMIMEHeader(); terr != nil {
+		if errors.Is(terr, io.EOF) {
+			terr = io.ErrUnexpectedEOF
 		}
+		err = fmt.Errorf("chunked body trailer: %w", terr)
 	}
 	b.err = err
 	if n > 0 && !errors.Is(err, io.EOF) {

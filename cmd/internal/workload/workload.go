@@ -436,7 +436,12 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 	}
 	spec, ok := cfg.Dialects.Endpoint(w.Dialect)
 	if !ok {
-		return fmt.Errorf("%s is for an inference endpoint: give --dialect %s", flag, orList(cfg.Dialects.Endpoints()))
+		eps := cfg.Dialects.Endpoints() // as "a, b or c"
+		list := strings.Join(eps, "")
+		if n := len(eps); n > 1 {
+			list = strings.Join(eps[:n-1], ", ") + " or " + eps[n-1]
+		}
+		return fmt.Errorf("%s is for an inference endpoint: give --dialect %s", flag, list)
 	}
 	if w.Model != "" {
 		cfg.Options = protocol.MergeOptions(cfg.Options, protocol.Options{"model": w.Model})
@@ -575,14 +580,6 @@ func firstSet(flags ...flagSet) string {
 		}
 	}
 	return ""
-}
-
-// orList joins names as "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // tlsConfig is the TLS configuration --ca-cert or --insecure ask for (nil: neither, the
