@@ -43,8 +43,15 @@ type cancelFinding struct {
 // within tolerance raced the abort and is fine.
 func judgeCancel(a session.Abort, recs []mockrecords.Record, tolerance time.Duration, now time.Time) cancelFinding {
 	var f cancelFinding
-	if a.Continues {
-		return judgeContinue(a, recs)
+	if a.Continues { // the request asked the run to go on: no provider stream may see the client go
+		f.rule = protocol.RAbort
+		for _, r := range recs {
+			if !r.ClientGone.IsZero() && r.ClientGone.After(a.At) {
+				f.violation = fmt.Sprintf("provider (turn %d) saw the client go away %v after the abort, although the request asked the run to continue (on_disconnect continue)", r.Turn, r.ClientGone.Sub(a.At).Round(time.Millisecond))
+				return f
+			}
+		}
+		return f
 	}
 	deadline := a.At.Add(tolerance)
 	for _, r := range recs {
@@ -75,18 +82,6 @@ func judgeCancel(a session.Abort, recs []mockrecords.Record, tolerance time.Dura
 			}
 		case now.After(deadline):
 			f.violation = fmt.Sprintf("provider stream for %s still open %v after the client left", who, now.Sub(a.At).Round(time.Millisecond))
-			return f
-		}
-	}
-	return f
-}
-
-// judgeContinue judges an abort whose request asked the run to go on: no provider stream may see the client go.
-func judgeContinue(a session.Abort, recs []mockrecords.Record) cancelFinding {
-	f := cancelFinding{rule: protocol.RAbort}
-	for _, r := range recs {
-		if !r.ClientGone.IsZero() && r.ClientGone.After(a.At) {
-			f.violation = fmt.Sprintf("provider (turn %d) saw the client go away %v after the abort, although the request asked the run to continue (on_disconnect continue)", r.Turn, r.ClientGone.Sub(a.At).Round(time.Millisecond))
 			return f
 		}
 	}
@@ -163,5 +158,5 @@ func (r *runner) checkMock(ctx context.Context) (mockChecks, error) {
 		return mockChecks{warning: fmt.Sprintf("provider requests not counted: %v", err)}, nil
 	}
 	r.checkCancels(aborts, recs, time.Now())
-	return mockChecks{providerRequests: providerRequests(recs, r.runID, r.cfg.Shard)}, nil
+	return mockChecks{providerRequests: providerRequests(recs, r.cfg.RunID, r.cfg.Shard)}, nil
 }

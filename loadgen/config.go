@@ -285,7 +285,7 @@ func (cfg *Config) loadErrors() []error {
 	return errs
 }
 
-// mixErrors are what is wrong with the rules allowed, the mix's thresholds and scenarios.
+// mixErrors are what is wrong with the rules allowed, the mix's thresholds, scenarios and dialects.
 func (cfg *Config) mixErrors() []error {
 	var errs []error
 	rules := cfg.Dialects.Rules()
@@ -309,7 +309,19 @@ func (cfg *Config) mixErrors() []error {
 			errs = append(errs, fmt.Errorf("mix %s: scenario %q is not in the library (known: %v)", cfg.MixName, name, cfg.Library.Names()))
 		}
 	}
-	return append(errs, swarmMixErrors(cfg)...) // swarm.go
+	// A profile may not play a swarm scenario its dialect cannot.
+	for i, p := range cfg.Mix.Profiles {
+		if cfg.Dialects.PlaysSwarm(p.Dialect) || p.Weight <= 0 {
+			continue
+		}
+		for _, name := range p.scenarioNames {
+			if sc, ok := cfg.Library.Get(name); ok && sc.HasSwarm() {
+				errs = append(errs, fmt.Errorf("mix %s: profiles[%d] (%s, dialect %s) plays swarm scenario %q: swarm children are compose only; give it a weight in the compose profile's own scenarios, not the shared ones",
+					cfg.MixName, i, p.Name, p.Dialect, name))
+			}
+		}
+	}
+	return errs
 }
 
 // openLoop tells whether sessions start on a schedule rather than per virtual user.

@@ -111,7 +111,7 @@ func (m *Mix) validate() error {
 	if len(m.Scenarios) == 0 && !slices.ContainsFunc(m.Profiles, func(p Profile) bool { return len(p.Scenarios) > 0 }) {
 		errs = append(errs, errors.New("scenarios: at least one scenario with a weight is required"))
 	}
-	m.scenarioNames = m.scenarioNames[:0]
+	m.scenarioNames = nil
 	for name, w := range m.Scenarios {
 		if !(w >= 0) {
 			errs = append(errs, fmt.Errorf("scenarios.%s: weight %v must be >= 0", name, w))
@@ -229,6 +229,9 @@ func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 			continue
 		}
 		p.Targets = slices.Clone(p.Targets)
+		if slug != "" {
+			p.Targets = []Target{{Slug: slug}}
+		}
 		p.Headers = maps.Clone(p.Headers)
 		p.Scenarios = maps.Clone(p.Scenarios)
 		out.Profiles = append(out.Profiles, p)
@@ -248,13 +251,7 @@ func (m *Mix) Restrict(dialect, slug string, targets ...string) (*Mix, error) {
 		}
 		out.Profiles = []Profile{p}
 	}
-	for i := range out.Profiles {
-		if slug != "" {
-			out.Profiles[i].Targets = []Target{{Slug: slug}}
-		}
-	}
 	out.Scenarios = maps.Clone(m.Scenarios)
-	out.scenarioNames = nil
 	if err := out.validate(); err != nil {
 		return nil, err
 	}
@@ -272,7 +269,6 @@ func (m *Mix) WithScenarios(names []string) (*Mix, error) {
 	for i := range out.Profiles {
 		out.Profiles[i].Scenarios = nil
 	}
-	out.scenarioNames = nil
 	if err := out.validate(); err != nil {
 		return nil, err
 	}

@@ -51,12 +51,6 @@ type ProgressFunc func(Progress)
 // Progress calls f.
 func (f ProgressFunc) Progress(p Progress) { f(p) }
 
-// LatencyFunc is a function as a LatencyOutput.
-type LatencyFunc func(session.Latencies)
-
-// Latencies calls f.
-func (f LatencyFunc) Latencies(l session.Latencies) { f(l) }
-
 // SnapshotFunc is a function as a SnapshotOutput.
 type SnapshotFunc func(*measure.Run) error
 

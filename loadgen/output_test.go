@@ -68,3 +68,8 @@ func TestOutputsChecked(t *testing.T) {
 		}
 	}
 }
+
+// LatencyFunc is a function as a LatencyOutput.
+type LatencyFunc func(session.Latencies)
+
+func (f LatencyFunc) Latencies(l session.Latencies) { f(l) }

@@ -18,7 +18,7 @@ func (r *runner) planOf(pick Pick, id string) *session.Plan {
 func (r *runner) planShallow(index uint64) *session.Plan {
 	var p *session.Plan
 	session.OnFreshStack(func() bool {
-		p = r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.runID+"-"+strconv.FormatUint(index, 10))
+		p = r.planOf(r.cfg.Mix.Pick(r.cfg.Seed, index), r.cfg.RunID+"-"+strconv.FormatUint(index, 10))
 		return true
 	})
 	return p

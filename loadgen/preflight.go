@@ -72,7 +72,8 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	r := &runner{cfg: cfg, reqOpts: opts, runID: cmp.Or(cfg.RunID, "preflight"), planner: cfg.planner()}
+	cfg.RunID = cmp.Or(cfg.RunID, "preflight")
+	r := &runner{cfg: cfg, reqOpts: opts, planner: cfg.planner()}
 	r.redactor = newRunRedactor(&cfg, opts)
 	client := cfg.oneClient()
 	defer client.CloseIdleConnections()
@@ -90,7 +91,7 @@ func Preflight(ctx context.Context, c Config) (warnings []string, err error) {
 		}
 		for j, t := range prof.Targets {
 			pick := Pick{Scenario: scenario, Seed: 1, Profile: prof, Target: t, ProfileIndex: i, TargetIndex: j}
-			p := r.planOf(pick, fmt.Sprintf("%s-preflight-%d-%d", r.runID, i, j))
+			p := r.planOf(pick, fmt.Sprintf("%s-preflight-%d-%d", r.cfg.RunID, i, j))
 			req, err := p.Client.NewRequest(ctx, cfg.Target, p.Session)
 			if err != nil {
 				return nil, fmt.Errorf("load: preflight: profile %d target %s: %w", i, t.Slug, err)
@@ -192,10 +193,10 @@ func preflightOne(ctx context.Context, client *http.Client, req *http.Request) (
 // Validate checks c as Run would before sending anything.
 func (c Config) Validate() error {
 	cfg, err := c.withDefaults()
-	if err != nil {
-		return fmt.Errorf("load: %w", err)
+	if err == nil {
+		_, err = cfg.resolve()
 	}
-	if _, err := cfg.resolve(); err != nil {
+	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
 	return nil

@@ -68,7 +68,7 @@ func headerSecrets(v string, add func(string, int)) {
 	add(v, minEchoedSecret)
 	fields := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' || r == ';' })
 	for i, f := range fields {
-		if i > 0 && isAuthScheme(fields[i-1]) {
+		if i > 0 && slices.Contains(authSchemes, strings.ToLower(fields[i-1])) {
 			add(f, minAuthCredential)
 			if strings.EqualFold(fields[i-1], "basic") {
 				if dec, err := base64.StdEncoding.DecodeString(f); err == nil {
@@ -88,14 +88,8 @@ func headerSecrets(v string, add func(string, int)) {
 	}
 }
 
-// isAuthScheme tells whether f is an HTTP authentication scheme word (RFC 9110 §11).
-func isAuthScheme(f string) bool {
-	switch strings.ToLower(f) {
-	case "bearer", "basic", "token", "digest", "apikey", "api-key", "key":
-		return true
-	}
-	return false
-}
+// authSchemes are the HTTP authentication scheme words (RFC 9110 §11), lower case.
+var authSchemes = []string{"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
 
 func newRedactor(secrets []string) *Redactor {
 	var all []string

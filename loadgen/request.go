@@ -45,7 +45,7 @@ func ParseHeader(s string) (name, value string, err error) {
 	if !ok {
 		return "", "", fmt.Errorf("%q: want \"Name: value\" (no colon)", shown)
 	}
-	if name == "" || !validHeaderName(name) {
+	if name == "" || strings.TrimLeft(name, tokenChars) != "" {
 		return "", "", fmt.Errorf("%q: header name %q is not a token (letters, digits and !#$%%&'*+-.^_`|~)", shown, name)
 	}
 	value = strings.TrimSpace(value)
@@ -55,17 +55,8 @@ func ParseHeader(s string) (name, value string, err error) {
 	return textproto.CanonicalMIMEHeaderKey(name), value, nil
 }
 
-func validHeaderName(name string) bool {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+// tokenChars are the bytes of a header name (RFC 9110's tchar).
+const tokenChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~"
 
 // ParseHeaders parses repeated "Name: value" flags; a name given twice keeps both values.
 func ParseHeaders(list []string) (http.Header, error) {

@@ -6,6 +6,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -44,7 +45,6 @@ type runner struct {
 	sessions   *session.Runner
 	planner    *session.Planner
 	out        outputs
-	runID      string
 	start      time.Time
 	warmupEnd  time.Time
 	aborts     abortLog
@@ -179,7 +179,12 @@ func Run(ctx context.Context, c Config) (*measure.Run, error) {
 	r.begin(ctx)
 	l := r.startLoad(ctx)
 	defer l.end()
-	r.loadLoop(l)
+	if r.cfg.openLoop() {
+		r.openLoop(l.hard, l.stopStarting, &l.sessions)
+	} else {
+		r.closedLoop(l.hard, l.stopStarting, &l.sessions)
+	}
+	l.stop("end of schedule")
 	after := r.drain(ctx, l, pre)
 	post := r.postRunChecks(ctx, pre, after.snapErr)
 	return r.judge(r.results(ctx, l, after, post))
@@ -190,20 +195,17 @@ func newRunner(c Config) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.RunID = cmp.Or(cfg.RunID, NewRunID())
 	r := &runner{
-		cfg:   cfg,
-		rec:   session.NewRecorder(runtime.GOMAXPROCS(0)),
-		out:   outputsOf(cfg.Outputs),
-		runID: cfg.RunID,
+		cfg: cfg,
+		rec: session.NewRecorder(runtime.GOMAXPROCS(0)),
+		out: outputsOf(cfg.Outputs),
 	}
 	r.rec.OnLatencies = r.out.latencies
 	if r.reqOpts, err = cfg.resolve(); err != nil {
 		return nil, err
 	}
 	r.redactor = newRunRedactor(&cfg, r.reqOpts)
-	if r.runID == "" {
-		r.runID = NewRunID()
-	}
 	r.transport = cfg.Transport
 	if r.transport == nil {
 		r.transport = newTransport(&cfg)
@@ -375,15 +377,6 @@ func (r *runner) collect(l *load) {
 	}
 }
 
-func (r *runner) loadLoop(l *load) {
-	if r.cfg.openLoop() {
-		r.openLoop(l.hard, l.stopStarting, &l.sessions)
-	} else {
-		r.closedLoop(l.hard, l.stopStarting, &l.sessions)
-	}
-	l.stop("end of schedule")
-}
-
 // afterLoad is what a run measured as it drained.
 type afterLoad struct {
 	ended   time.Time
@@ -457,9 +450,7 @@ func (r *runner) leakProbe() *leakcheck.Probe {
 func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *measure.Run {
 	cfg := &r.cfg
 	hist := r.rec.Merge()
-	if dropped := hist.Set(generatorLagKey, a.lag); dropped > 0 {
-		r.rec.RecordErrs.Add(dropped)
-	}
+	r.rec.RecordErrs.Add(hist.Set(generatorLagKey, a.lag))
 	run := &measure.Run{Histograms: hist, Timeline: l.tl.points, Samples: r.samples.collected(),
 		Summary: r.summary(a.ended, l.interrupted.Load() || ctx.Err() != nil, p.errs)}
 	s := &run.Summary
@@ -467,10 +458,7 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 	// LeaksNotChecked is reported, never a failure: the verdict reads Leaks alone.
 	s.Leaks, s.LeaksNotChecked, s.ProviderRequests = p.leaks, p.leaksNotChecked, p.mock.providerRequests
 	// Rates are over the measured time, without the warmup.
-	measuredFrom := r.start
-	if r.warmupEnd.After(measuredFrom) {
-		measuredFrom = r.warmupEnd
-	}
+	measuredFrom := r.start.Add(max(cfg.Warmup, 0))
 	s.Tokens = measure.NewTokenSummary(s.Counters, sloExprs(cfg.GoodputSLOs), a.ended.Sub(measuredFrom))
 	s.Verdict.Warnings = r.warnings(s, a, p)
 	roundCores(a.loads)
@@ -480,22 +468,16 @@ func (r *runner) results(ctx context.Context, l *load, a afterLoad, p postRun) *
 
 // summary is what the results and the snapshots of the run share, as of ended.
 func (r *runner) summary(ended time.Time, interrupted bool, postErrs []error) measure.Summary {
-	return measure.Summary{
-		Schema: measure.SchemaVersion, RunID: r.runID, Started: r.start, Ended: ended, Interrupted: interrupted,
+	s := measure.Summary{
+		Schema: measure.SchemaVersion, RunID: r.cfg.RunID, Started: r.start, Ended: ended, Interrupted: interrupted,
 		Config: r.recordedConfig(), Environment: environment(r.cfg.Target),
 		OverTime: r.rec.OverTime(), Measures: r.rec.MeasureInfos(), Counters: r.rec.Counters(),
-		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Shard: r.shardInfo(),
-		Engine: r.engine.Metrics(),
+		Violations: r.rec.ViolationCounts(), Judging: r.judging(postErrs), Engine: r.engine.Metrics(),
 	}
-}
-
-// shardInfo is the run's place in a sharded run (nil: none); snapshots carry it too.
-func (r *runner) shardInfo() *measure.ShardInfo {
-	cfg := &r.cfg
-	if cfg.Shard.Count == 0 {
-		return nil
+	if sh := r.cfg.Shard; sh.Count != 0 { // the run's place in a sharded run, in snapshots too
+		s.Shard = &measure.ShardInfo{Index: sh.Index, Count: sh.Count, StartAt: r.cfg.StartAt.UTC(), LateBy: r.lateBy}
 	}
-	return &measure.ShardInfo{Index: cfg.Shard.Index, Count: cfg.Shard.Count, StartAt: cfg.StartAt.UTC(), LateBy: r.lateBy}
+	return s
 }
 
 // warnings are what the verdict warns of, in the order they are shown.
@@ -570,16 +552,11 @@ func (r *runner) progress(second int, draining bool) {
 	if r.out.progress == nil {
 		return
 	}
-	planned := r.cfg.Duration
-	if planned == 0 {
-		planned = r.cfg.Stages.Duration()
-	}
 	rec := r.rec
 	r.out.progress(Progress{
-		Elapsed: time.Duration(second) * time.Second, Planned: planned, PlannedSessions: r.cfg.Sessions,
-		Active: rec.Active.Load(), Started: rec.Started.Load(),
-		Completed: rec.Completed(),
-		Errors:    rec.Errors(), Violations: rec.Violations.Load(), Frames: rec.Frames.Load(),
+		Elapsed: time.Duration(second) * time.Second, Planned: cmp.Or(r.cfg.Duration, r.cfg.Stages.Duration()),
+		PlannedSessions: r.cfg.Sessions, Active: rec.Active.Load(), Started: rec.Started.Load(),
+		Completed: rec.Completed(), Errors: rec.Errors(), Violations: rec.Violations.Load(), Frames: rec.Frames.Load(),
 		Draining: draining,
 	})
 }
@@ -600,8 +577,12 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 	switch {
 	case len(r.cfg.Stages) > 0:
 		pacer = r.cfg.Stages
-	case r.cfg.replay():
-		pacer = r.traceSchedule()
+	case r.cfg.replay(): // at the endpoint trace's times
+		s := make(Schedule, len(r.cfg.Endpoint.Trace))
+		for i, row := range r.cfg.Endpoint.Trace {
+			s[i] = row.At
+		}
+		pacer = s
 	case r.cfg.Arrival != "constant":
 		pacer = &Poisson{PerSecond: r.cfg.Rate, Burstiness: r.cfg.Burstiness, Seed: r.cfg.Seed}
 	default:
@@ -654,15 +635,6 @@ func (r *runner) openLoop(ctx context.Context, stop <-chan struct{}, wg *sync.Wa
 			r.runSession(ctx, r.planShallow(index), r.start.Add(due))
 		}()
 	}
-}
-
-// traceSchedule starts the sessions at the endpoint trace's times.
-func (r *runner) traceSchedule() Schedule {
-	s := make(Schedule, len(r.cfg.Endpoint.Trace))
-	for i, row := range r.cfg.Endpoint.Trace {
-		s[i] = row.At
-	}
-	return s
 }
 
 // closedLoop runs virtual users, each playing sessions ThinkTime apart (with stages, user i only
@@ -771,11 +743,10 @@ func (r *runner) recordedConfig() measure.Config {
 	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
 		extra["option."+k] = fmt.Sprint(c.Options[k])
 	}
-	if c.NoGroundTruth {
-		extra["no-ground-truth"] = "true"
-	}
-	if c.HonorRetryAfter {
-		extra["honor-retry-after"] = "true"
+	for flag, on := range map[string]bool{"no-ground-truth": c.NoGroundTruth, "honor-retry-after": c.HonorRetryAfter} {
+		if on {
+			extra[flag] = "true"
+		}
 	}
 	if len(extra) > 0 {
 		maps.Copy(extra, c.Info.Extra)

@@ -3,7 +3,6 @@ package loadgen
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/http"
@@ -15,9 +14,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
+	"github.com/streambench/streambench/loadgen/engine"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -109,20 +107,7 @@ func selfStartTime() (float64, bool) {
 func scrapeCPU(ctx context.Context, client *http.Client, u string) (cpu, start float64, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return 0, 0, false
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, 0, false
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, 0, false
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, 8<<20))
+	fams, err := engine.Fetch(ctx, client, u, nil)
 	if err != nil {
 		return 0, 0, false
 	}

@@ -54,23 +54,16 @@ func (s Shard) Validate() error {
 	return nil
 }
 
-// global is the index in the whole run's sequence of this shard's k-th session (or user).
-func (s Shard) global(k uint64) uint64 {
-	if !s.Sharded() {
-		return k
-	}
-	return uint64(s.Index) + k*uint64(s.Count)
-}
+// global is the index in the whole run's sequence of this shard's k-th session (or user); an
+// unsharded run (index 0, count 0 or 1) is its own sequence.
+func (s Shard) global(k uint64) uint64 { return uint64(s.Index) + k*uint64(max(s.Count, 1)) }
 
 // owns is how many of the first n indices of the whole run are this shard's.
 func (s Shard) owns(n int) int {
-	if !s.Sharded() {
-		return n
-	}
 	if n <= s.Index {
 		return 0
 	}
-	return (n-s.Index-1)/s.Count + 1
+	return (n-s.Index-1)/max(s.Count, 1) + 1
 }
 
 // ShardPacer paces one shard's part of Base: its k-th start is Base's (Index + k·Count)-th.

@@ -107,10 +107,9 @@ func (r *runner) snapshot(points []measure.TimelinePoint, interrupted bool) *mea
 	now := time.Now()
 	run := &measure.Run{Histograms: r.rec.TakeShards(), Timeline: slices.Clone(points), Samples: r.samples.collected(),
 		Summary: r.summary(now, interrupted, nil)}
-	run.Summary.Incomplete = true
 	// Judged as if finished (the judge refuses snapshots), then marked.
 	finished := *run
-	finished.Summary.Incomplete = false
+	run.Summary.Incomplete = true
 	var v measure.Verdict
 	if res, err := verdict.Judge(&finished, verdict.Config{}); err == nil {
 		v = res.Verdict(nil)

@@ -164,7 +164,7 @@ func TestSnapshotErrorFailsTheRun(t *testing.T) {
 // inflate).
 func BenchmarkSnapshot(b *testing.B) {
 	m := DefaultMix()
-	r := &runner{cfg: Config{Mix: m, MixName: "default", Seed: m.Seed, Target: "http://127.0.0.1:1"}, rec: session.NewRecorder(4), runID: "bench", start: time.Now()}
+	r := &runner{cfg: Config{Mix: m, MixName: "default", Seed: m.Seed, Target: "http://127.0.0.1:1", RunID: "bench"}, rec: session.NewRecorder(4), start: time.Now()}
 	const sessions = 3000
 	fill := func() {
 		for i := uint64(0); i < sessions; i++ {

@@ -3,7 +3,6 @@ package sse
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 )
@@ -111,31 +110,17 @@ func BenchmarkDecodeDataCR(b *testing.B) {
 // BenchmarkDecodeNamed decodes anthropic-style named events (five names cycling).
 func BenchmarkDecodeNamed(b *testing.B) { benchDecode(b, namedFrames, 5, 0) }
 
-// BenchmarkEncodeData writes frames with Encoder.Data.
-func BenchmarkEncodeData(b *testing.B) {
-	e := NewEncoder(io.Discard)
-	p := []byte(`{"blockId":"b1","chunk":"Hello there, general"}`)
-	b.SetBytes(int64(len(p)))
-	b.ReportAllocs()
-	cpu0, cpuOK := processCPUNanos()
-	for range b.N {
-		if err := e.Data(p); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportCPU(b, cpu0, cpuOK)
-}
-
-// BenchmarkEncodeEvent writes named events with id and two data lines with Encoder.Encode.
+// BenchmarkEncodeEvent validates and builds named events with id and two data lines.
 func BenchmarkEncodeEvent(b *testing.B) {
-	e := NewEncoder(io.Discard)
 	ev := &Event{Type: "content_block_delta", ID: "42", Data: []byte("{\"type\":\"content_block_delta\"}\n{\"x\":1}")}
+	buf := make([]byte, 0, 256)
 	b.ReportAllocs()
 	cpu0, cpuOK := processCPUNanos()
 	for range b.N {
-		if err := e.Encode(ev); err != nil {
+		if err := ev.Validate(); err != nil {
 			b.Fatal(err)
 		}
+		buf = AppendEvent(buf[:0], ev)
 	}
 	reportCPU(b, cpu0, cpuOK)
 }

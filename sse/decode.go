@@ -1,7 +1,7 @@
 // Package sse is the Server-Sent Events codec every streambench dialect shares: a strict,
 // allocation-free WHATWG event-stream decoder with hard size limits (docs/PROTOCOLS.md, "SSE
-// framing"; it works on bytes, so reads split anywhere decode the same), and an encoder that
-// writes events atomically (one Write per event).
+// framing"; it works on bytes, so reads split anywhere decode the same), and AppendEvent, which
+// builds an event's frame.
 package sse
 
 import (
@@ -136,11 +136,7 @@ func NewDecoderLimits(r io.Reader, l Limits) *Decoder {
 	if l.MaxEvent <= 0 {
 		l.MaxEvent = DefaultMaxEvent
 	}
-	size := minReadSize
-	if l.MaxLine+2 < size {
-		size = l.MaxLine + 2
-	}
-	return &Decoder{r: r, limits: l, buf: make([]byte, size), nextLF: -1}
+	return &Decoder{r: r, limits: l, buf: make([]byte, min(minReadSize, l.MaxLine+2)), nextLF: -1}
 }
 
 // Reset makes d decode a new stream from r, keeping its buffers unless a long line grew them,
@@ -156,14 +152,8 @@ func (d *Decoder) Reset(r io.Reader) {
 	*d = Decoder{r: r, limits: d.limits, buf: buf, data: data, typ: d.typ[:0], nextLF: -1, types: d.types}
 }
 
-// Comments returns the number of comment lines seen so far (e.g. compose ": ping" heartbeats).
-func (d *Decoder) Comments() int64 { return d.comments }
-
 // BytesRead returns the number of bytes read from the underlying reader so far.
 func (d *Decoder) BytesRead() int64 { return d.bytesRead }
-
-// Retry returns the latest valid reconnection time announced (undispatched events' too), or 0.
-func (d *Decoder) Retry() time.Duration { return d.retryAll }
 
 // LastEventID returns the WHATWG "last event ID buffer", set as soon as an id field is read.
 func (d *Decoder) LastEventID() string { return d.lastID }

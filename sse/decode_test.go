@@ -105,8 +105,8 @@ func runDecodeCases(t *testing.T, cases []decodeCase) {
 				if !eventsEqual(got, tc.want) {
 					t.Errorf("input %q\n got  %s\n want %s", tc.in, fmtEvents(got), fmtEvents(tc.want))
 				}
-				if d.Comments() != tc.comments {
-					t.Errorf("Comments() = %d, want %d", d.Comments(), tc.comments)
+				if d.comments != tc.comments {
+					t.Errorf("comments = %d, want %d", d.comments, tc.comments)
 				}
 				if d.BytesRead() != int64(len(tc.in)) {
 					t.Errorf("BytesRead() = %d, want %d", d.BytesRead(), len(tc.in))
@@ -325,8 +325,8 @@ func TestDecodeRetryAccessors(t *testing.T) {
 	if err := d.Next(&e); err != io.EOF {
 		t.Fatalf("Next = %v, want io.EOF", err)
 	}
-	if d.Retry() != 3*time.Second || d.LastEventID() != "42" {
-		t.Errorf("Retry() = %v, LastEventID() = %q; want 3s, \"42\"", d.Retry(), d.LastEventID())
+	if d.retryAll != 3*time.Second || d.LastEventID() != "42" {
+		t.Errorf("retryAll = %v, LastEventID() = %q; want 3s, \"42\"", d.retryAll, d.LastEventID())
 	}
 }
 
@@ -643,8 +643,8 @@ func TestDecodeReset(t *testing.T) {
 	if err != io.EOF || !eventsEqual(got, []Event{ev("", "b", "")}) {
 		t.Fatalf("after Reset: %s, %v", fmtEvents(got), err)
 	}
-	if d.Comments() != 0 || d.Truncated() || d.BytesRead() != 12 || d.LastEventID() != "" {
-		t.Errorf("state carried over: comments %d truncated %v bytes %d id %q", d.Comments(), d.Truncated(), d.BytesRead(), d.LastEventID())
+	if d.comments != 0 || d.Truncated() || d.BytesRead() != 12 || d.LastEventID() != "" {
+		t.Errorf("state carried over: comments %d truncated %v bytes %d id %q", d.comments, d.Truncated(), d.BytesRead(), d.LastEventID())
 	}
 	// Limits survive a reset, and a sticky error does not.
 	d.Reset(strings.NewReader(strings.Repeat("x", 200)))

@@ -1,10 +1,8 @@
 package sse
 
 import (
-	"bytes"
 	"errors"
 	"io"
-	"strings"
 	"testing"
 	"time"
 )
@@ -30,49 +28,21 @@ func TestEncode(t *testing.T) {
 		{name: "leading-space", ev: Event{Data: []byte(" x")}, want: "data:  x\n\n"},
 		// Sub-millisecond retry cannot be expressed and is omitted.
 		{name: "tiny-retry", ev: Event{Retry: time.Microsecond, Data: []byte("x")}, want: "data: x\n\n"},
+		// A JSON frame, the common case.
+		{name: "json", ev: Event{Data: []byte(`{"a":1}`)}, want: "data: {\"a\":1}\n\n"},
+		// An LF in data splits.
+		{name: "lf", ev: Event{Data: []byte("x\ny")}, want: "data: x\ndata: y\n\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var buf bytes.Buffer
-			if err := NewEncoder(&buf).Encode(&tc.ev); err != nil {
+			if err := tc.ev.Validate(); err != nil {
 				t.Fatal(err)
-			}
-			if buf.String() != tc.want {
-				t.Errorf("Encode = %q, want %q", buf.String(), tc.want)
 			}
 			if got := string(AppendEvent([]byte("prefix"), &tc.ev)); got != "prefix"+tc.want {
 				t.Errorf("AppendEvent = %q, want %q", got, "prefix"+tc.want)
 			}
 		})
-	}
-}
-
-func TestEncodeDataAndComment(t *testing.T) {
-	t.Parallel()
-	var buf bytes.Buffer
-	e := NewEncoder(&buf)
-	steps := []struct {
-		do   func() error
-		want string
-	}{
-		// Data fast path.
-		{func() error { return e.Data([]byte(`{"a":1}`)) }, "data: {\"a\":1}\n\n"},
-		// Data with a newline splits.
-		{func() error { return e.Data([]byte("x\ny")) }, "data: x\ndata: y\n\n"},
-		// The compose heartbeat shape.
-		{func() error { return e.Comment("ping") }, ": ping\n\n"},
-		// Multi-line comment text becomes several comment lines.
-		{func() error { return e.Comment("a\r\nb") }, ": a\n: b\n\n"},
-	}
-	for i, s := range steps {
-		buf.Reset()
-		if err := s.do(); err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
-		if buf.String() != s.want {
-			t.Errorf("step %d wrote %q, want %q", i, buf.String(), s.want)
-		}
 	}
 }
 
@@ -94,34 +64,10 @@ func TestEncodeRejectsInvalidFields(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var buf bytes.Buffer
-			err := NewEncoder(&buf).Encode(&tc.ev)
-			if !errors.Is(err, ErrInvalidField) {
+			if err := tc.ev.Validate(); !errors.Is(err, ErrInvalidField) {
 				t.Fatalf("err = %v, want ErrInvalidField", err)
 			}
-			if buf.Len() != 0 {
-				t.Errorf("wrote %q despite the error", buf.String())
-			}
 		})
-	}
-}
-
-// failWriter fails every write.
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
-
-func TestEncodeWriteError(t *testing.T) {
-	t.Parallel()
-	e := NewEncoder(failWriter{})
-	for name, err := range map[string]error{
-		"Encode":  e.Encode(&Event{Data: []byte("x")}),
-		"Data":    e.Data([]byte("x")),
-		"Comment": e.Comment("x"),
-	} {
-		if !errors.Is(err, io.ErrClosedPipe) || !strings.Contains(err.Error(), "sse: write") {
-			t.Errorf("%s: err = %v, want wrapped io.ErrClosedPipe", name, err)
-		}
 	}
 }
 
@@ -137,15 +83,12 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		{Data: []byte(" leading and trailing ")},
 		{Type: "é", ID: "ü 2", Data: []byte("日本\xff")},
 	}
-	var buf bytes.Buffer
-	e := NewEncoder(&buf)
-	if err := e.Comment("hello"); err != nil {
-		t.Fatal(err)
-	}
+	buf := []byte(": hello\n\n")
 	for i := range events {
-		if err := e.Encode(&events[i]); err != nil {
+		if err := events[i].Validate(); err != nil {
 			t.Fatal(err)
 		}
+		buf = AppendEvent(buf, &events[i])
 	}
 	// The decoder reports the persisting ID.
 	want := make([]Event, len(events))
@@ -156,31 +99,14 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	for _, rd := range readers {
 		t.Run(rd.name, func(t *testing.T) {
 			t.Parallel()
-			d := NewDecoder(rd.wrap(buf.String()))
+			d := NewDecoder(rd.wrap(string(buf)))
 			got, err := decodeAll(d)
 			if err != io.EOF || !eventsEqual(got, want) {
 				t.Fatalf("err %v\n got  %s\n want %s", err, fmtEvents(got), fmtEvents(want))
 			}
-			if d.Comments() != 1 {
-				t.Errorf("Comments() = %d, want 1", d.Comments())
+			if d.comments != 1 {
+				t.Errorf("comments = %d, want 1", d.comments)
 			}
 		})
-	}
-}
-
-// TestEncoderReset checks Reset redirects output.
-func TestEncoderReset(t *testing.T) {
-	t.Parallel()
-	var first, second bytes.Buffer
-	e := NewEncoder(&first)
-	if err := e.Data([]byte("1")); err != nil {
-		t.Fatal(err)
-	}
-	e.Reset(&second)
-	if err := e.Data([]byte("2")); err != nil {
-		t.Fatal(err)
-	}
-	if first.String() != "data: 1\n\n" || second.String() != "data: 2\n\n" {
-		t.Errorf("first %q, second %q", first.String(), second.String())
 	}
 }

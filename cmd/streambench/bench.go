@@ -8,8 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/spf13/pflag"
-
 	"github.com/streambench/streambench/cmd/internal/console"
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/internal/selfbench"
@@ -69,8 +67,11 @@ func runBench(args []string) error {
 	if fs.NArg() != 1 {
 		return usageError("name one measurement: %s or all (got %q)", strings.Join(names, ", "), fs.Args())
 	}
-	if err := validateBenchFlags(fs); err != nil {
-		return err
+	// Negative sizes are refused; zero means the measurement's default.
+	for _, name := range []string{"streams", "duration", "ramp", "stream-length", "itl", "ttft", "rate", "tokens-per-second", "sessions", "stalled", "idle-timeout", "shards"} {
+		if v := fs.Lookup(name).Value.String(); strings.HasPrefix(v, "-") {
+			return usageError("--%s %s: want a positive value (or leave it out for the default)", name, v)
+		}
 	}
 	todo, err := selfbench.Select(fs.Arg(0), o)
 	if err != nil {
@@ -101,16 +102,6 @@ func runBench(args []string) error {
 	}
 	if len(failed) > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("not clean: %s", strings.Join(failed, ", "))}
-	}
-	return nil
-}
-
-// validateBenchFlags rejects negative sizes; zero means the measurement's default.
-func validateBenchFlags(fs *pflag.FlagSet) error {
-	for _, name := range []string{"streams", "duration", "ramp", "stream-length", "itl", "ttft", "rate", "tokens-per-second", "sessions", "stalled", "idle-timeout", "shards"} {
-		if v := fs.Lookup(name).Value.String(); strings.HasPrefix(v, "-") {
-			return usageError("--%s %s: want a positive value (or leave it out for the default)", name, v)
-		}
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func leaksMain(args []string, out io.Writer) error {
 		if *file == "" {
 			return usageError("leaks baseline: --out FILE is required")
 		}
-		b, err := l.Check().Baseline(ctx)
+		b, err := l.Probe().TakeBaseline(ctx)
 		if err != nil {
 			return usageError("%v", l.Redactor().Error(err))
 		}

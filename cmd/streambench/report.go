@@ -34,7 +34,10 @@ func reportMain(args []string, out io.Writer) error {
 		if err := report.RenderRun(dir, run); err != nil {
 			return fmt.Errorf("render %s: %w", dir, err)
 		}
-		verdict := verdictWord(run.Summary.Verdict.Pass)
+		verdict := "run failed"
+		if run.Summary.Verdict.Pass {
+			verdict = "run passed"
+		}
 		if b := report.IncompleteBanner(&run.Summary); b != "" {
 			verdict = b
 		}
@@ -51,11 +54,4 @@ func readRunArg(dir string) (*measure.Run, error) {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return run, nil
-}
-
-func verdictWord(pass bool) string {
-	if pass {
-		return "run passed"
-	}
-	return "run failed"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -27,12 +28,8 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
 	}
-	version := bi.Main.Version
-	if version == "" {
-		version = "(devel)"
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "streambench %s\n", version)
+	fmt.Fprintf(&b, "streambench %s\n", cmp.Or(bi.Main.Version, "(devel)"))
 	if bi.Main.Path != "" {
 		fmt.Fprintf(&b, "module %s\n", bi.Main.Path)
 	}

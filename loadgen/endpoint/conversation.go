@@ -1,13 +1,10 @@
 package endpoint
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 
 	"github.com/streambench/streambench/protocol"
@@ -33,42 +30,17 @@ const conversationShape = `want {"turns":["first user message","second",…]} or
 // LoadConversations reads at most MaxPrompts conversations: JSON Lines of {"turns":[…]} or
 // ShareGPT records (the human turns sent, the system turn kept), or one JSON array of them.
 func LoadConversations(path string) ([]Conversation, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var out []Conversation
-	add := func(where string, raw []byte) error {
+	err := eachRecord(path, "conversation", " (a line holds at most 16 MiB)", func(where string, raw []byte) (bool, error) {
 		c, err := parseConversation(raw)
 		if err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+			return false, fmt.Errorf("%s: %w", where, err)
 		}
 		out = append(out, c)
-		return nil
-	}
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		var raws []json.RawMessage
-		if err := json.Unmarshal(t, &raws); err != nil {
-			return nil, fmt.Errorf("%s: a JSON array of conversations: %w", path, err)
-		}
-		for i, raw := range raws[:min(len(raws), MaxPrompts)] {
-			if err := add(fmt.Sprintf("%s: conversation %d", path, i+1), raw); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-		for line := 1; sc.Scan() && len(out) < MaxPrompts; line++ {
-			if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
-				if err := add(fmt.Sprintf("%s:%d", path, line), l); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w (a line holds at most 16 MiB)", path, err)
-		}
+		return len(out) < MaxPrompts, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no conversation (%s, one a line)", path, conversationShape)
@@ -126,11 +98,6 @@ func parseConversation(raw []byte) (Conversation, error) {
 		return c, errors.New(conversationShape)
 	}
 	return c, nil
-}
-
-// conversation is session seed's conversation, drawn like a prompt (request).
-func (e *Workload) conversation(r *rand.Rand) *Conversation {
-	return &e.Conversations[r.IntN(len(e.Conversations))]
 }
 
 // turnMaxTokens is max_tokens of turn (from 1) of conversation c in session seed: drawn from

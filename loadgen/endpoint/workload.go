@@ -68,7 +68,7 @@ func (e *Workload) Request(index, seed uint64) (*protocol.EndpointRequest, *Conv
 	reply := 0
 	var conv *Conversation
 	if len(e.Conversations) > 0 {
-		conv = e.conversation(r)
+		conv = &e.Conversations[r.IntN(len(e.Conversations))]
 		if conv.System != "" {
 			req.Messages = append(req.Messages, protocol.Message{Role: "system", Text: conv.System})
 		}
@@ -214,29 +214,16 @@ const MaxPrompts = 100_000
 // {"messages"} or ShareGPT records, or one JSON array of them. A ShareGPT record is sent up to
 // its first human turn (its system turn kept), its reply's length the prompt's ReplyTokens.
 func LoadPrompts(path string) ([]Prompt, error) {
-	data, err := os.ReadFile(path)
+	var raws [][]byte
+	err := eachRecord(path, "prompt", "", func(where string, raw []byte) (bool, error) {
+		if !json.Valid(raw) {
+			return false, fmt.Errorf("%s: not a JSON value", where)
+		}
+		raws = append(raws, slices.Clone(raw))
+		return true, nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	var raws []json.RawMessage
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-		if err := json.Unmarshal(t, &raws); err != nil {
-			return nil, fmt.Errorf("%s: a JSON array of prompts: %w", path, err)
-		}
-	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-		for line := 1; sc.Scan(); line++ {
-			if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
-				if !json.Valid(l) {
-					return nil, fmt.Errorf("%s:%d: not a JSON value", path, line)
-				}
-				raws = append(raws, slices.Clone(l))
-			}
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
 	}
 	var out []Prompt
 	for i, raw := range raws {
@@ -255,6 +242,41 @@ func LoadPrompts(path string) ([]Prompt, error) {
 		return nil, fmt.Errorf("%s: no prompt (want JSON Lines of strings, {\"prompt\":…}, {\"messages\":[…]} or ShareGPT records)", path)
 	}
 	return out, nil
+}
+
+// eachRecord calls each with the values of a file, one JSON array's elements (where: "path:
+// NOUN i") or JSON Lines ("path:line"), until each says stop or fails; scanNote follows a
+// line's read error.
+func eachRecord(path, noun, scanNote string, each func(where string, raw []byte) (bool, error)) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(t, &raws); err != nil {
+			return fmt.Errorf("%s: a JSON array of %ss: %w", path, noun, err)
+		}
+		for i, raw := range raws {
+			if more, err := each(fmt.Sprintf("%s: %s %d", path, noun, i+1), raw); !more || err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
+			if more, err := each(fmt.Sprintf("%s:%d", path, line), l); !more || err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w%s", path, err, scanNote)
+	}
+	return nil
 }
 
 // parsePrompt reads one record; nil for a ShareGPT record without a human turn (skipped, as

@@ -144,27 +144,14 @@ func (s *Scraper) Scrape(ctx context.Context) {
 func (s *Scraper) read(ctx context.Context) (map[string]float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, engineTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
-	if err != nil {
+	fams, err := Fetch(ctx, s.client, s.url, func(body io.Reader) ([]byte, error) {
+		return knownLines(io.LimitReader(body, maxEngineBody+1))
+	})
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Said as such, not as the closed connection a timeout leaves.
+		return nil, fmt.Errorf("no answer within %v", engineTimeout)
+	} else if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return nil, timedOut(ctx, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	kept, err := knownLines(io.LimitReader(resp.Body, maxEngineBody+1))
-	if err != nil {
-		return nil, timedOut(ctx, err)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(kept))
-	if err != nil {
-		return nil, fmt.Errorf("not Prometheus text: %w", err)
 	}
 	out := map[string]float64{}
 	for _, g := range measure.EngineGauges {
@@ -175,6 +162,44 @@ func (s *Scraper) read(ctx context.Context) (map[string]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// StatusError is a Fetch answered with an HTTP status other than 200.
+type StatusError int
+
+func (e StatusError) Error() string { return fmt.Sprintf("HTTP %d", int(e)) }
+
+// Fetch GETs the Prometheus text at u and parses what keep returns of its body (nil: all of it,
+// up to 8 MiB); ctx bounds it. Its errors are the request's, a StatusError, keep's, or "not
+// Prometheus text".
+func Fetch(ctx context.Context, client *http.Client, u string,
+	keep func(io.Reader) ([]byte, error)) (map[string]*dto.MetricFamily, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, StatusError(resp.StatusCode)
+	}
+	if keep == nil {
+		keep = func(body io.Reader) ([]byte, error) { return io.ReadAll(io.LimitReader(body, 8<<20)) }
+	}
+	kept, err := keep(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(kept))
+	if err != nil {
+		return nil, fmt.Errorf("not Prometheus text: %w", err)
+	}
+	return fams, nil
 }
 
 // knownLines are the lines of an exposition that name a known gauge (samples and # TYPE), at
@@ -210,14 +235,6 @@ func knownLines(r io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("a line longer than %d KiB", maxEngineLine>>10)
 	}
 	return kept, sc.Err()
-}
-
-// timedOut says a read cut by its timeout as such, not as the closed connection it leaves.
-func timedOut(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within %v", engineTimeout)
-	}
-	return err
 }
 
 // gaugeValue is f's value summed over its label sets, or their mean; NaNs are left out.

@@ -19,18 +19,10 @@ const (
 	DefaultPerStream = 0.05
 )
 
-// Check is one leak check around a sharded run, whose shards skip their own as each would see
-// the others' streams: Baseline before any shard starts, Verify after all ended.
-type Check struct {
-	RuntimeMetricsURL string        // "" or "-": not read
-	MockURL           string        // its /metrics is read; "": not read
-	Grace             time.Duration // 0: DefaultGrace
-	PerStream         float64       // 0: DefaultPerStream
-	PeakStreams       int64         // over every shard (an upper bound will do)
-	Client            *http.Client  // nil: a plain client
-}
+// One leak check around a sharded run, whose shards skip their own as each would see the
+// others' streams: TakeBaseline before any shard starts, Verify after all ended.
 
-// Baseline is what Check.Baseline read, saved between the steps (WriteBaseline).
+// Baseline is what TakeBaseline read, saved between the steps (WriteBaseline).
 type Baseline struct {
 	Taken      time.Time                `json:"taken"`
 	Sources    []SourceReading          `json:"sources"`
@@ -44,34 +36,32 @@ type SourceReading struct {
 	Gauges map[string]float64 `json:"gauges"`
 }
 
-func (c Check) probe() *Probe {
-	p := &Probe{Client: c.Client, RuntimeURL: c.RuntimeMetricsURL, MockURL: c.MockURL,
-		PerStream: c.PerStream, Grace: c.Grace, Peak: func() int64 { return c.PeakStreams }}
-	if p.Client == nil {
-		p.Client = &http.Client{Timeout: 10 * time.Second}
+// withDefaults is p with a plain client, DefaultGrace and DefaultPerStream where none is given.
+func (p *Probe) withDefaults() *Probe {
+	q := *p
+	if q.Client == nil {
+		q.Client = &http.Client{Timeout: 10 * time.Second}
 	}
-	if p.Grace <= 0 {
-		p.Grace = DefaultGrace
+	if q.Grace <= 0 {
+		q.Grace = DefaultGrace
 	}
-	if p.PerStream <= 0 {
-		p.PerStream = DefaultPerStream
+	if q.PerStream <= 0 {
+		q.PerStream = DefaultPerStream
 	}
-	return p
+	return &q
 }
 
-// Baseline reads every configured source (none is an error), recording what it cannot read.
-func (c Check) Baseline(ctx context.Context) (*Baseline, error) {
-	p := c.probe()
+// TakeBaseline reads every configured source (none is an error), recording what it cannot read.
+func (p *Probe) TakeBaseline(ctx context.Context) (*Baseline, error) {
 	if len(p.sources()) == 0 {
 		return nil, errors.New("leak baseline: no source: give the runtime's metrics URL, the mock's URL or both")
 	}
-	b := p.Baseline(ctx)
+	b := p.withDefaults().Baseline(ctx)
 	return &Baseline{Taken: time.Now().UTC(), Sources: b.sources, NotChecked: b.notChecked}, nil
 }
 
-// Verify reads the baseline's sources again, as Probe.Check does; other sources are an error.
-func (c Check) Verify(ctx context.Context, b *Baseline) ([]measure.Leak, []measure.LeakNotChecked, error) {
-	p := c.probe()
+// Verify reads the baseline's sources again, as Check does; other sources are an error.
+func (p *Probe) Verify(ctx context.Context, b *Baseline) ([]measure.Leak, []measure.LeakNotChecked, error) {
 	want := map[string]string{}
 	for _, src := range p.sources() {
 		want[src.Source] = src.URL
@@ -85,7 +75,7 @@ func (c Check) Verify(ctx context.Context, b *Baseline) ([]measure.Leak, []measu
 			return nil, nil, fmt.Errorf("leak verify: %s: the baseline read %s, verify was given %s", r.Source, r.URL, url)
 		}
 	}
-	leaks, notChecked := p.Check(ctx, &Reading{sources: b.Sources, notChecked: b.NotChecked})
+	leaks, notChecked := p.withDefaults().Check(ctx, &Reading{sources: b.Sources, notChecked: b.NotChecked})
 	return leaks, notChecked, nil
 }
 
@@ -121,10 +111,10 @@ func ReadBaseline(path string) (*Baseline, error) {
 }
 
 // VerifyFile is Verify against the baseline ReadBaseline reads from path.
-func (c Check) VerifyFile(ctx context.Context, path string) ([]measure.Leak, []measure.LeakNotChecked, error) {
+func (p *Probe) VerifyFile(ctx context.Context, path string) ([]measure.Leak, []measure.LeakNotChecked, error) {
 	b, err := ReadBaseline(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	return c.Verify(ctx, b)
+	return p.Verify(ctx, b)
 }

@@ -1,14 +1,16 @@
 // Package leakcheck compares the resource gauges of a runtime, the mock and the generator before
-// a load and after it drained: a run's own check (Probe), or a sharded run's one (Check).
+// a load and after it drained: a run's own check (Probe's Baseline, then Check), or a sharded
+// run's one (TakeBaseline, then Verify).
 package leakcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -16,9 +18,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
+	"github.com/streambench/streambench/loadgen/engine"
 	"github.com/streambench/streambench/measure"
 )
 
@@ -90,13 +91,8 @@ func pooledByName(name string) toleranceClass {
 	return exact
 }
 
-// parseGauges reads the Prometheus text format and keeps the leak-relevant gauges.
-func parseGauges(text string) (gauges, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
-	if err != nil {
-		return nil, err
-	}
+// gaugesOf keeps the leak-relevant gauges of fams.
+func gaugesOf(fams map[string]*dto.MetricFamily) gauges {
 	out := gauges{}
 	for name, f := range fams {
 		if _, ok := leakGaugeClass(name, f.GetType()); !ok {
@@ -115,7 +111,7 @@ func parseGauges(text string) (gauges, error) {
 		}
 		out[name] = sum
 	}
-	return out, nil
+	return out
 }
 
 // Probe is what a leak check needs: how to read the sources and how much they may keep.
@@ -131,44 +127,25 @@ type Probe struct {
 
 // scrape reads one source (URL "": the generator itself); an error is why it is not checked.
 func (p *Probe) scrape(ctx context.Context, src SourceReading) (gauges, error) {
-	if src.URL == "" {
-		return selfGauges(), nil
+	if src.URL == "" { // the generator's own goroutines and open file descriptors
+		g := gauges{"go_goroutines": float64(runtime.NumGoroutine())}
+		if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
+			g["process_open_fds"] = float64(len(fds))
+		}
+		return g, nil
+	}
+	if _, err := url.Parse(src.URL); err != nil {
+		return nil, fmt.Errorf("metrics URL %q: %w", src.URL, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
-	if err != nil {
-		return nil, fmt.Errorf("metrics URL %q: %w", src.URL, err)
-	}
-	resp, err := p.Client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", src.URL, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
+	fams, err := engine.Fetch(ctx, p.Client, src.URL, nil)
+	if errors.Is(err, engine.StatusError(http.StatusNotFound)) {
 		return nil, fmt.Errorf("no metrics: GET %s: HTTP 404", src.URL)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d", src.URL, resp.StatusCode)
-	}
-	var b strings.Builder
-	if _, err := io.Copy(&b, io.LimitReader(resp.Body, 8<<20)); err != nil {
+	} else if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", src.URL, err)
 	}
-	g, err := parseGauges(b.String())
-	if err != nil {
-		return nil, fmt.Errorf("GET %s: not Prometheus text: %w", src.URL, err)
-	}
-	return g, nil
-}
-
-// selfGauges reads the generator's own goroutines and open file descriptors.
-func selfGauges() gauges {
-	g := gauges{"go_goroutines": float64(runtime.NumGoroutine())}
-	if fds, err := os.ReadDir("/proc/self/fd"); err == nil {
-		g["process_open_fds"] = float64(len(fds))
-	}
-	return g
+	return gaugesOf(fams), nil
 }
 
 // tolerance is how much a gauge may grow without counting as a leak: none for exact gauges; a

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // TestLeakGaugeClass: which gauges the check compares, and whether pools may keep some.
@@ -104,7 +106,7 @@ go_memstats_alloc_bytes 1e6
 // read.
 func TestVerifyFileMissing(t *testing.T) {
 	t.Parallel()
-	_, _, err := Check{MockURL: "http://127.0.0.1:1"}.VerifyFile(t.Context(), filepath.Join(t.TempDir(), "none.json"))
+	_, _, err := (&Probe{MockURL: "http://127.0.0.1:1"}).VerifyFile(t.Context(), filepath.Join(t.TempDir(), "none.json"))
 	if err == nil || !strings.Contains(err.Error(), "leak baseline") {
 		t.Fatalf("err = %v, want a leak baseline error", err)
 	}
@@ -128,4 +130,14 @@ func readFixture(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// parseGauges reads the Prometheus text format and keeps the leak-relevant gauges.
+func parseGauges(text string) (gauges, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	return gaugesOf(fams), nil
 }

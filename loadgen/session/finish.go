@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -48,7 +49,12 @@ func (s *streamState) end(o measure.Outcome, err error) Result {
 		rec.failed.Add(1)
 	case len(res.Violations) > 0:
 		rec.failed.Add(1)
-		rec.failedByViolations(res.Violations)
+		rules := make([]string, 0, len(res.Violations))
+		for _, v := range res.Violations {
+			rules = append(rules, string(v.Rule))
+		}
+		slices.Sort(rules)
+		bump(rec, rec.failedBy, strings.Join(slices.Compact(rules), ","))
 	case o == measure.OutcomeAborted:
 		// Neither a success nor a failure of the target.
 	default:
@@ -186,12 +192,6 @@ func (s *streamState) scriptedInBand() bool {
 	return !(direct && e.ProviderStatus != 0)
 }
 
-// scriptedStatus tells whether status is the very status the script's provider failure has.
-func (s *streamState) scriptedStatus(status int) bool {
-	e := &s.p.Session.Expected
-	return !s.p.Session.NoGroundTruth && e.ProviderStatus != 0 && status == e.ProviderStatus
-}
-
 // httpError ends the session on a non-200 answer, read for a protocol.ErrorChecker or quoted.
 func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	p, res := s.p, &s.res
@@ -204,7 +204,9 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		s.retryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
-	scripted := s.scriptedStatus(resp.StatusCode)
+	// The very status the script's provider failure has.
+	e := &p.Session.Expected
+	scripted := !p.Session.NoGroundTruth && e.ProviderStatus != 0 && resp.StatusCode == e.ProviderStatus
 	if judges && scripted {
 		res.Violations = append(res.Violations, ec.CheckError(resp.StatusCode, resp.Header, body, p.Session)...)
 	} else {
@@ -215,7 +217,13 @@ func (s *streamState) httpError(req *http.Request, resp *http.Response) {
 		return
 	}
 	bump(s.r.Rec, s.r.Rec.httpStatus, resp.StatusCode)
-	s.res = s.end(measure.OutcomeHTTPError, httpStatusError(p.ID, req, resp, body[:min(len(body), 512)]))
+	err := fmt.Errorf("session %s: %s %s: HTTP %d: %s",
+		p.ID, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body[:min(len(body), 512)]))
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
+		err = fmt.Errorf("session %s: %s %s: HTTP %d redirect to %s (not followed: a stream request is never redirected)",
+			p.ID, req.Method, req.URL.Redacted(), resp.StatusCode, loc)
+	}
+	s.res = s.end(measure.OutcomeHTTPError, err)
 }
 
 // MaxRetryAfter caps how long a closed-loop user honouring Retry-After waits.
@@ -272,8 +280,12 @@ func (s *streamState) finishUnfinished(when string) Result {
 		o = measure.OutcomeStalled
 		err = fmt.Errorf("session %s: stalled: no byte from %s for the %s idle timeout%s (stream open %v)", p.ID, s.host, r.IdleTimeout, when, open)
 	case silent >= StallWindow:
+		ended := "the " + r.StreamTimeout.String() + " stream timeout"
+		if errors.Is(cause, ErrGraceEnded) {
+			ended = "the run's " + r.Grace.String() + " grace period"
+		}
 		o = measure.OutcomeStalled
-		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.ID, s.host, silent.Round(time.Millisecond), limitName(r, cause), when, open)
+		err = fmt.Errorf("session %s: stalled: no byte from %s for %v when %s ended it%s (stream open %v)", p.ID, s.host, silent.Round(time.Millisecond), ended, when, open)
 	case errors.Is(cause, ErrGraceEnded):
 		o = measure.OutcomeCut
 		err = fmt.Errorf("session %s: cut: still open when the run's %s grace period ended%s (stream open %v)", p.ID, r.Grace, when, open)
@@ -281,28 +293,13 @@ func (s *streamState) finishUnfinished(when string) Result {
 		o = measure.OutcomeOverTime
 		err = fmt.Errorf("session %s: over time: still delivering at the %s stream timeout%s (stream open %v)", p.ID, r.StreamTimeout, when, open)
 	}
-	if n := s.undecoded(); n > 0 {
-		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, n, s.head.note())
+	if s.dec != nil && s.m.firstEvent == 0 && s.dec.BytesRead() > 0 {
+		err = fmt.Errorf("%w; %d bytes of its body arrived and made no SSE event%s", err, s.dec.BytesRead(), s.head.note())
 	}
 	if acted {
 		s.noteAbort() // whether the provider saw the client go is still worth knowing
 	}
 	return s.end(o, err)
-}
-
-// undecoded is how many bytes of the body arrived when none made an event, else 0.
-func (s *streamState) undecoded() int64 {
-	if s.dec == nil || s.m.firstEvent != 0 {
-		return 0
-	}
-	return s.dec.BytesRead()
-}
-
-func limitName(r *Runner, cause error) string {
-	if errors.Is(cause, ErrGraceEnded) {
-		return "the run's " + r.Grace.String() + " grace period"
-	}
-	return "the " + r.StreamTimeout.String() + " stream timeout"
 }
 
 // noteStop tells a stop session's checker that the stop was sent (again is harmless).
@@ -445,14 +442,10 @@ type Abort struct {
 
 func (s *streamState) noteAbort() {
 	p := s.p
+	dc, continuer := p.Client.(protocol.DisconnectContinuer)
+	trigger := cmp.Or(p.Session.Expected.Client.Abort, p.Session.Expected.Client.Stop)
 	s.res.Abort = &Abort{
 		Index: p.Pick.Index, Session: p.ID, Scenario: p.Pick.Scenario, Dialect: p.Label, At: s.act.firedAt(),
-		DuringTool: duringTool(p.Session.Expected.Client), Continues: continuesOnDisconnect(p.Client),
+		DuringTool: trigger != nil && trigger.DuringTool, Continues: continuer && dc.ContinuesOnDisconnect(),
 	}
-}
-
-// continuesOnDisconnect reports whether c asks the target to go on when the client leaves.
-func continuesOnDisconnect(c protocol.Client) bool {
-	dc, ok := c.(protocol.DisconnectContinuer)
-	return ok && dc.ContinuesOnDisconnect()
 }

@@ -21,22 +21,6 @@ func (m *sessionMetrics) takeMeasures() {
 	}
 }
 
-// putMeasures records the session's measures; the shard lock must be held.
-func (m *sessionMetrics) putMeasures() {
-	for _, ms := range m.measures {
-		m.putZero(measure.Metric(ms.Name), measure.MeasureValue(ms))
-	}
-}
-
-// noteMeasureKinds remembers the kinds of the session's measures, locking only for new names.
-func (m *sessionMetrics) noteMeasureKinds() {
-	for _, ms := range m.measures {
-		if _, ok := m.rec.measureKinds.Load(ms.Name); !ok {
-			m.rec.measureKinds.LoadOrStore(ms.Name, measure.KindOf(ms.Kind))
-		}
-	}
-}
-
 // MeasureInfos lists the measures recorded so far, sorted by name.
 func (r *Recorder) MeasureInfos() []measure.MeasureInfo {
 	var out []measure.MeasureInfo

@@ -70,13 +70,14 @@ func (pl *Planner) Plan(pick Pick, req Request, id string) *Plan {
 	if sc.Prompt != "" {
 		input += " " + sc.Prompt
 	}
+	so, ownOption := req.Client.(protocol.StructureOnly) // the client judges structure only by an option of its own
 	p := &Plan{
 		Pick: pick, ID: id, Client: req.Client, Header: req.Header, Encoding: req.Encoding,
 		Label: req.Client.Label(),
 		Session: &protocol.Session{
 			ID: id, Target: pick.Target, Input: input,
 			Expected:      script.Expected(),
-			NoGroundTruth: pl.NoGroundTruth || structureOnly(req.Client),
+			NoGroundTruth: pl.NoGroundTruth || ownOption && so.StructureOnly(),
 		},
 	}
 	if e := pl.Endpoint; e != nil {
@@ -100,12 +101,6 @@ func (pl *Planner) Plan(pick Pick, req Request, id string) *Plan {
 		p.reconnect = script.Client.Reconnect
 	}
 	return p
-}
-
-// structureOnly tells whether the client judges structure only by an option of its own.
-func structureOnly(c protocol.Client) bool {
-	so, ok := c.(protocol.StructureOnly)
-	return ok && so.StructureOnly()
 }
 
 // triggerTime is when a time-based trigger fires, from the request: After, or the scripted
@@ -166,14 +161,6 @@ func scriptedTool(s *scenarios.Script) (time.Duration, bool) {
 		base += t.Length()
 	}
 	return 0, false
-}
-
-func duringTool(c scenarios.Client) bool {
-	t := c.Abort
-	if t == nil {
-		t = c.Stop
-	}
-	return t != nil && t.DuringTool
 }
 
 // ApplyHeader adds a profile's headers to req (Host sets the request's host).

@@ -3,7 +3,6 @@ package session
 import (
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,12 +137,9 @@ func (m *sessionMetrics) flushGaps() {
 // put records one value, 0 meaning none was measured; the shard lock must be held.
 func (m *sessionMetrics) put(metric measure.Metric, d time.Duration) {
 	if d != 0 {
-		m.putZero(metric, d)
+		m.putN(metric, d, 1)
 	}
 }
-
-// putZero records one value, 0 included; the shard lock must be held.
-func (m *sessionMetrics) putZero(metric measure.Metric, d time.Duration) { m.putN(metric, d, 1) }
 
 // flush hands every value to the shard, once, when the session (or turn) ends.
 func (m *sessionMetrics) flush() {
@@ -156,15 +152,21 @@ func (m *sessionMetrics) flush() {
 	if !m.record {
 		return
 	}
-	m.noteMeasureKinds()
+	for _, ms := range m.measures { // locking only for new names
+		if _, ok := m.rec.measureKinds.Load(ms.Name); !ok {
+			m.rec.measureKinds.LoadOrStore(ms.Name, measure.KindOf(ms.Kind))
+		}
+	}
 	m.shard.mu.Lock()
-	m.putMeasures()
+	for _, ms := range m.measures {
+		m.putN(measure.Metric(ms.Name), measure.MeasureValue(ms), 1)
+	}
 	for _, l := range m.latencies() {
 		m.put(l.metric, l.d)
 	}
 	for _, metric := range overheads {
 		if _, over, ok := m.overhead(metric); ok {
-			m.putZero(metric, over)
+			m.putN(metric, over, 1)
 		}
 	}
 	m.putOverTime()
@@ -236,15 +238,6 @@ func bump[K comparable](r *Recorder, m map[K]int64, k K) {
 	r.mu.Lock()
 	m[k]++
 	r.mu.Unlock()
-}
-
-func (r *Recorder) failedByViolations(vs []protocol.Violation) {
-	rules := make([]string, 0, len(vs))
-	for _, v := range vs {
-		rules = append(rules, string(v.Rule))
-	}
-	slices.Sort(rules)
-	bump(r, r.failedBy, strings.Join(slices.Compact(rules), ","))
 }
 
 // AddViolation counts one violation of rule.

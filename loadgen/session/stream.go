@@ -520,15 +520,6 @@ func (s *streamState) timeFrame(now time.Time, obs *protocol.Observation) {
 	}
 }
 
-// httpStatusError describes a non-200 answer: its status and body's start, or a redirect's target.
-func httpStatusError(id string, req *http.Request, resp *http.Response, body []byte) error {
-	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
-		return fmt.Errorf("session %s: %s %s: HTTP %d redirect to %s (not followed: a stream request is never redirected)",
-			id, req.Method, req.URL.Redacted(), resp.StatusCode, loc)
-	}
-	return fmt.Errorf("session %s: %s %s: HTTP %d: %s", id, req.Method, req.URL.Redacted(), resp.StatusCode, bytes.TrimSpace(body))
-}
-
 // bodyHead keeps the first maxBodyHead bytes of a body that is not an event stream.
 type bodyHead struct {
 	io.ReadCloser

@@ -203,7 +203,7 @@ func (t *Transport) dial(ctx context.Context, req *http.Request) (*streamConn, e
 		}
 		if err != nil {
 			_ = conn.Close()
-			return nil, &TLSError{Host: addr, Err: err}
+			return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
 		}
 		conn = tc
 	}
@@ -212,17 +212,6 @@ func (t *Transport) dial(ctx context.Context, req *http.Request) (*streamConn, e
 	c.br = bufio.NewReaderSize(&c.head, streamReadBuffer)
 	return c, nil
 }
-
-// TLSError is a failed TLS handshake with Host (host:port).
-type TLSError struct {
-	Host string
-	Err  error
-}
-
-func (e *TLSError) Error() string { return fmt.Sprintf("TLS handshake with %s: %v", e.Host, e.Err) }
-
-// Unwrap returns the handshake's error.
-func (e *TLSError) Unwrap() error { return e.Err }
 
 // exchange writes req and reads the response head on c, closed when the context ends.
 func (t *Transport) exchange(ctx context.Context, c *streamConn, req *http.Request) (*http.Response, error) {
@@ -289,14 +278,11 @@ func (b *chunkedBody) end(n int, err error) (int, error) {
 	if !errors.Is(err, io.EOF) {
 		// httputil says only "unexpected EOF" or "invalid byte in chunk length".
 		err = fmt.Errorf("chunked body: %w", err)
-	}
-	if errors.Is(err, io.EOF) {
-		if _, terr := textproto.NewReader(b.br).ReadMIMEHeader(); terr != nil {
-			if errors.Is(terr, io.EOF) {
-				terr = io.ErrUnexpectedEOF
-			}
-			err = fmt.Errorf("chunked body trailer: %w", terr)
+	} else if _, terr := textproto.NewReader(b.br).ReadMIMEHeader(); terr != nil {
+		if errors.Is(terr, io.EOF) {
+			terr = io.ErrUnexpectedEOF
 		}
+		err = fmt.Errorf("chunked body trailer: %w", terr)
 	}
 	b.err = err
 	if n > 0 && !errors.Is(err, io.EOF) {

@@ -601,8 +601,8 @@ func TestTLSErrorUnwraps(t *testing.T) {
 	t.Cleanup(ts.Close)
 	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, ts.URL, nil)
 	_, err := New(1, &tls.Config{ServerName: "other.example"}).RoundTrip(req)
-	var te *TLSError
-	if !errors.As(err, &te) || !strings.Contains(err.Error(), "TLS handshake with "+ts.Listener.Addr().String()) {
-		t.Errorf("error %v: want a *TLSError naming %s", err, ts.Listener.Addr())
+	var ve *tls.CertificateVerificationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "TLS handshake with "+ts.Listener.Addr().String()) {
+		t.Errorf("error %v: want the handshake's *tls.CertificateVerificationError, naming %s", err, ts.Listener.Addr())
 	}
 }

@@ -68,16 +68,6 @@ func ServeMetrics(addr string, cfg *loadgen.Config, w io.Writer) (listening stri
 	return listening, stop, nil
 }
 
-// snapshotWriter writes each snapshot where the results go and says where once, opening records there.
-func snapshotWriter(out string, quiet bool, records *measure.RecordsWriter) loadgen.SnapshotOutput {
-	return loadgen.SnapshotFunc(measure.SnapshotWriter(out, func(dir string) {
-		records.Open(dir)
-		if !quiet {
-			fmt.Fprintf(os.Stderr, "results: %s (written as the run goes; %s as requests end)\n", dir, measure.RecordsFile)
-		}
-	}))
-}
-
 // Finish writes run's results into a directory of out (none when ""), renders its report
 // there when render is set (never a shard's), prints its summary, and returns a *Failed when
 // its verdict is FAIL. A failed print (`run | head`) is said on stderr, changing nothing else.
@@ -145,7 +135,13 @@ func PlayAndFinish(cfg loadgen.Config, out, metricsAddr string, quiet bool) (*me
 	var records *measure.RecordsWriter
 	if out != "" {
 		records = measure.NewRecordsWriter()
-		cfg.Outputs = append(cfg.Outputs, snapshotWriter(out, quiet, records))
+		// Each snapshot goes where the results go, said once, the records opened there.
+		cfg.Outputs = append(cfg.Outputs, loadgen.SnapshotFunc(measure.SnapshotWriter(out, func(dir string) {
+			records.Open(dir)
+			if !quiet {
+				fmt.Fprintf(os.Stderr, "results: %s (written as the run goes; %s as requests end)\n", dir, measure.RecordsFile)
+			}
+		})))
 	} else {
 		records = measure.NewRecordsStream(os.Stdout) // --out -: stdout carries the records
 	}

@@ -26,29 +26,22 @@ type Progress struct {
 	last loadgen.Progress
 }
 
-// isTerminal tells whether f is a terminal, where bars can redraw.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // NewProgress returns a view writing to f.
 func NewProgress(f *os.File) *Progress {
-	v := &Progress{w: f, tty: isTerminal(f)}
+	st, err := f.Stat() // a terminal, where bars can redraw
+	v := &Progress{w: f, tty: err == nil && st.Mode()&os.ModeCharDevice != 0}
 	if v.tty {
 		v.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(250*time.Millisecond))
-		v.bar = v.p.AddBar(100,
-			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+		locked := func(show func() string) func(decor.Statistics) string {
+			return func(decor.Statistics) string {
 				v.mu.Lock()
 				defer v.mu.Unlock()
-				return fmt.Sprintf("%s/%s", v.last.Elapsed, v.last.Planned)
-			}, decor.WC{W: 12})),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				v.mu.Lock()
-				defer v.mu.Unlock()
-				return v.describe()
-			})),
-		)
+				return show()
+			}
+		}
+		elapsed := func() string { return fmt.Sprintf("%s/%s", v.last.Elapsed, v.last.Planned) }
+		v.bar = v.p.AddBar(100, mpb.PrependDecorators(decor.Any(locked(elapsed), decor.WC{W: 12})),
+			mpb.AppendDecorators(decor.Any(locked(v.describe))))
 	}
 	return v
 }

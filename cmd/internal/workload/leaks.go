@@ -37,15 +37,15 @@ func AddLeaks(fs *pflag.FlagSet, verify bool) *Leaks {
 	return l
 }
 
-// Check is the leak check the flags ask for.
-func (l *Leaks) Check() leakcheck.Check {
-	return leakcheck.Check{RuntimeMetricsURL: l.RuntimeMetrics, MockURL: strings.TrimSuffix(l.Mock, "/"),
-		Grace: l.grace, PerStream: l.perStream, PeakStreams: l.PeakStreams}
+// Probe is the leak check the flags ask for.
+func (l *Leaks) Probe() *leakcheck.Probe {
+	return &leakcheck.Probe{RuntimeURL: l.RuntimeMetrics, MockURL: strings.TrimSuffix(l.Mock, "/"),
+		Grace: l.grace, PerStream: l.perStream, Peak: func() int64 { return l.PeakStreams }}
 }
 
 // Verify verifies against the baseline file; the URLs' userinfo is hidden in what it says.
 func (l *Leaks) Verify(ctx context.Context, file string) ([]measure.Leak, []measure.LeakNotChecked, error) {
-	leaks, notChecked, err := l.Check().VerifyFile(ctx, file)
+	leaks, notChecked, err := l.Probe().VerifyFile(ctx, file)
 	if err != nil {
 		return nil, nil, l.Redactor().Error(err)
 	}

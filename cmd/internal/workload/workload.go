@@ -255,40 +255,30 @@ func (w workload) build() (loadgen.Config, error) {
 	if cfg.BreakerSessions <= 0 {
 		cfg.BreakerSessions = -1
 	}
-	if err := w.checkNumbers(); err != nil {
-		return cfg, err
+	switch { // a negative or non-finite number (zero is "not given")
+	case w.cfg.Clients < 0:
+		return cfg, fmt.Errorf("--clients %d: want a positive number of virtual users", w.cfg.Clients)
+	case notFinite(w.cfg.Rate):
+		return cfg, fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.cfg.Rate)
+	case notFinite(w.cfg.Burstiness) || w.cfg.Burstiness != 0 && w.cfg.Burstiness != 1 && w.cfg.Arrival != "gamma":
+		return cfg, fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.cfg.Burstiness)
+	case notFinite(w.TraceSpeed):
+		return cfg, fmt.Errorf("--trace-speed %g: want a positive, finite factor", w.TraceSpeed)
+	case w.PrefixTokens < 0 || w.PrefixPool < 0:
+		return cfg, fmt.Errorf("--prefix-tokens %d, --prefix-pool %d: want positive counts", w.PrefixTokens, w.PrefixPool)
+	case w.cfg.Duration < 0:
+		return cfg, fmt.Errorf("--duration %s: want a positive duration", w.cfg.Duration)
+	case w.cfg.Sessions < 0:
+		return cfg, fmt.Errorf("--sessions %d: want a positive number of sessions", w.cfg.Sessions)
+	case w.cfg.ScriptTimeScale <= 0:
+		return cfg, fmt.Errorf("--time-scale %g: want a positive factor", w.cfg.ScriptTimeScale)
+	case w.cfg.SnapshotInterval <= 0:
+		return cfg, fmt.Errorf("--snapshot-every %s: want a positive duration", w.cfg.SnapshotInterval)
 	}
 	if err := w.parseLists(&cfg); err != nil {
 		return cfg, err
 	}
 	return cfg, w.chooseMix(&cfg)
-}
-
-// checkNumbers refuses a negative or non-finite number (zero is "not given").
-func (w workload) checkNumbers() error {
-	switch {
-	case w.cfg.Clients < 0:
-		return fmt.Errorf("--clients %d: want a positive number of virtual users", w.cfg.Clients)
-	case notFinite(w.cfg.Rate):
-		return fmt.Errorf("--rate %g: want a positive, finite number of sessions per second", w.cfg.Rate)
-	case notFinite(w.cfg.Burstiness) || w.cfg.Burstiness != 0 && w.cfg.Burstiness != 1 && w.cfg.Arrival != "gamma":
-		return fmt.Errorf("--burstiness %g: want a positive, finite shape of --arrival gamma", w.cfg.Burstiness)
-	case notFinite(w.TraceSpeed):
-		return fmt.Errorf("--trace-speed %g: want a positive, finite factor", w.TraceSpeed)
-	case w.PrefixTokens < 0 || w.PrefixPool < 0:
-		return fmt.Errorf("--prefix-tokens %d, --prefix-pool %d: want positive counts", w.PrefixTokens, w.PrefixPool)
-	case w.cfg.Duration < 0:
-		return fmt.Errorf("--duration %s: want a positive duration", w.cfg.Duration)
-	case w.cfg.Sessions < 0:
-		return fmt.Errorf("--sessions %d: want a positive number of sessions", w.cfg.Sessions)
-	}
-	if w.cfg.ScriptTimeScale <= 0 {
-		return fmt.Errorf("--time-scale %g: want a positive factor", w.cfg.ScriptTimeScale)
-	}
-	if w.cfg.SnapshotInterval <= 0 {
-		return fmt.Errorf("--snapshot-every %s: want a positive duration", w.cfg.SnapshotInterval)
-	}
-	return nil
 }
 
 // notFinite tells whether a float flag is negative, NaN or infinite.
@@ -316,13 +306,39 @@ func (w workload) parseLists(cfg *loadgen.Config) error {
 		return fmt.Errorf("--header %w", err)
 	}
 	cfg.Headers = h
-	if cfg.Options, err = w.dialectOptions(); err != nil {
-		return err
+	opts := protocol.Options{} // --option, and the shorthands for options
+	for _, kv := range w.Options {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("--option %q: want KEY=VALUE", kv)
+		}
+		opts[k] = v
+	}
+	for key, v := range map[string]string{"path": w.Path, "stopPath": w.StopPath} {
+		if v != "" {
+			opts[key] = v
+		}
+	}
+	if len(opts) > 0 {
+		cfg.Options = opts
 	}
 	if cfg.TLS, err = w.tlsConfig(); err != nil {
 		return err
 	}
-	cfg.Info.Extra = w.recorded()
+	// Recorded: what the Config does not hold, how it trusts the target, the trace.
+	extra := map[string]string{}
+	if w.CACert != "" {
+		extra["ca-cert"] = w.CACert
+	}
+	if w.Insecure {
+		extra["insecure"] = "true"
+	}
+	if w.Trace != "" {
+		extra["trace"] = fmt.Sprintf("%s at %gx", w.Trace, cmp.Or(w.TraceSpeed, 1))
+	}
+	if len(extra) > 0 {
+		cfg.Info.Extra = extra
+	}
 	if w.Stages != "" {
 		st, err := loadgen.ParseStages(w.Stages)
 		if err != nil {
@@ -403,7 +419,10 @@ func (w workload) chooseMix(cfg *loadgen.Config) error {
 // endpoint applies the endpoint flags to cfg: --model and --api-key to the dialect's requests,
 // and the workload of --input-tokens, --output-tokens, --prompt, --prompts or --conversations.
 func (w workload) endpoint(cfg *loadgen.Config) error {
-	if f := firstSet(w.lengthFlags()...); f != "" && !w.IsEndpoint() {
+	// The flags that shape an endpoint request's length fields.
+	if f := firstSet(flagSet{"--max-tokens-field", w.MaxTokensField != ""}, flagSet{"--min-tokens", w.MinTokens},
+		flagSet{"--ignore-eos", w.IgnoreEOS}, flagSet{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K},
+		flagSet{"--prefix-tokens", w.PrefixTokens > 0}, flagSet{"--prefix-pool", w.PrefixPool > 0}); f != "" && !w.IsEndpoint() {
 		return fmt.Errorf("%s shapes an endpoint workload's request: give --input-tokens, --output-tokens, --prompt or --prompts too", f)
 	}
 	if f := firstSet(flagSet{"--trace-format", w.TraceFormat != ""}, flagSet{"--trace-speed", w.TraceSpeed != 0 && w.TraceSpeed != 1}); f != "" && w.Trace == "" {
@@ -417,7 +436,12 @@ func (w workload) endpoint(cfg *loadgen.Config) error {
 	}
 	spec, ok := cfg.Dialects.Endpoint(w.Dialect)
 	if !ok {
-		return fmt.Errorf("%s is for an inference endpoint: give --dialect %s", flag, orList(cfg.Dialects.Endpoints()))
+		eps := cfg.Dialects.Endpoints() // as "a, b or c"
+		list := strings.Join(eps, "")
+		if n := len(eps); n > 1 {
+			list = strings.Join(eps[:n-1], ", ") + " or " + eps[n-1]
+		}
+		return fmt.Errorf("%s is for an inference endpoint: give --dialect %s", flag, list)
 	}
 	if w.Model != "" {
 		cfg.Options = protocol.MergeOptions(cfg.Options, protocol.Options{"model": w.Model})
@@ -542,12 +566,6 @@ func (w workload) endpointFields(e *endpoint.Workload, spec protocol.EndpointSpe
 	return nil
 }
 
-// lengthFlags are the flags that shape an endpoint request's length fields.
-func (w workload) lengthFlags() []flagSet {
-	return []flagSet{{"--max-tokens-field", w.MaxTokensField != ""}, {"--min-tokens", w.MinTokens}, {"--ignore-eos", w.IgnoreEOS},
-		{"--tokenizer", w.Tokenizer != "" && w.Tokenizer != modeltokens.CL100K}, {"--prefix-tokens", w.PrefixTokens > 0}, {"--prefix-pool", w.PrefixPool > 0}}
-}
-
 // flagSet is a flag's name and whether it was given.
 type flagSet struct {
 	name string
@@ -562,35 +580,6 @@ func firstSet(flags ...flagSet) string {
 		}
 	}
 	return ""
-}
-
-// orList joins names as "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// dialectOptions gathers the KEY=VALUE options and the shorthands for options.
-func (w workload) dialectOptions() (protocol.Options, error) {
-	opts := protocol.Options{}
-	for _, kv := range w.Options {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--option %q: want KEY=VALUE", kv)
-		}
-		opts[k] = v
-	}
-	for key, v := range map[string]string{"path": w.Path, "stopPath": w.StopPath} {
-		if v != "" {
-			opts[key] = v
-		}
-	}
-	if len(opts) == 0 {
-		return nil, nil
-	}
-	return opts, nil
 }
 
 // tlsConfig is the TLS configuration --ca-cert or --insecure ask for (nil: neither, the
@@ -619,24 +608,6 @@ func TrustPEM(flag, path string) (*tls.Config, error) {
 		return nil, fmt.Errorf("%s %s: no PEM certificate in it", flag, path)
 	}
 	return &tls.Config{RootCAs: pool}, nil
-}
-
-// recorded is what the run records of the flags its Config does not: how it trusts the target, the trace.
-func (w workload) recorded() map[string]string {
-	extra := map[string]string{}
-	if w.CACert != "" {
-		extra["ca-cert"] = w.CACert
-	}
-	if w.Insecure {
-		extra["insecure"] = "true"
-	}
-	if w.Trace != "" {
-		extra["trace"] = fmt.Sprintf("%s at %gx", w.Trace, cmp.Or(w.TraceSpeed, 1))
-	}
-	if len(extra) == 0 {
-		return nil
-	}
-	return extra
 }
 
 // WithExtra is extra with more's settings added (a new map).
