@@ -17,10 +17,9 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"github.com/streambench/streambench/agentruntime"
 	"github.com/streambench/streambench/loadgen"
+	"github.com/streambench/streambench/loadgen/engine"
 	"github.com/streambench/streambench/measure"
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
@@ -318,22 +317,9 @@ func openStalledReaders(ctx context.Context, target string, n int) ([]net.Conn, 
 func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	fams, err := engine.Fetch(ctx, http.DefaultClient, url, nil)
 	if err != nil {
 		return 0, fmt.Errorf("metrics %s: %w", url, err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("metrics %s: HTTP %d", url, resp.StatusCode)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return 0, fmt.Errorf("metrics %s: parse Prometheus text: %w", url, err)
 	}
 	f, ok := fams[name]
 	if !ok {
