@@ -126,7 +126,7 @@ func (rn *run) execute(em emitter) {
 	defer rn.cancel(nil)
 
 	em.open()
-	rn.flush()
+	_ = rn.cs.flush(true)
 	rn.cs.startHeartbeat()
 	defer rn.cs.close()
 
@@ -343,7 +343,7 @@ func (rn *run) beforeFirstChunk() {
 }
 
 // flush sends the frames written so far; the loop calls it before every wait.
-func (rn *run) flush() { _ = rn.cs.flush() }
+func (rn *run) flush() { _ = rn.cs.flush(false) }
 
 // flushBeforeRead flushes the client stream before each read of the provider's body: the
 // decoder reads only when it has decoded everything buffered, so that is when the runtime may

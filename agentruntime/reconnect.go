@@ -55,9 +55,9 @@ type canvasExec struct {
 	released bool
 }
 
-// resumable makes rn's execution resumable and returns what the handler calls when the run
-// returned.
-func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func() {
+// resumable makes rn's execution resumable: it returns the execution, which its emitter writes
+// to, and what the handler calls when the run returned.
+func (s *Server) resumable(rn *run, r *http.Request) (*canvasExec, func()) {
 	rn.cancel(nil) // replaced before the run starts: this context ended with the client
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
 	rn.ctx, rn.cancel = ctx, cancel
@@ -70,11 +70,9 @@ func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func(
 		x.detach(cs)
 	}
 	stop := context.AfterFunc(r.Context(), func() { x.detach(cs) })
-	em.w = simcanvas.NewWriter(x, rn.id, rn.dep.Slug)
-	em.w.IDs = true
 	s.execs.add(x.id, x)
 	s.metrics.canvasResumable.Inc()
-	return func() {
+	return x, func() {
 		stop()
 		x.runEnded()
 	}
@@ -267,7 +265,7 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 	}
 	defer cs.close()
 	for {
-		if err := cs.flush(); err != nil || ended {
+		if err := cs.flush(false); err != nil || ended {
 			return // a failed flush detached cs (onFail)
 		}
 		select {

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -23,19 +24,29 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id) // the id cancels and reconnects name
 	s.runs.add(rn.id, &runEntry{agentID: rn.dep.Slug, stop: rn.cancel})
 	defer s.runs.remove(rn.id)
-	em := &simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, rn.dep.Slug)}
+	var out io.Writer = rn.cs
 	if body.Resumable {
-		defer s.resumable(rn, r, em)()
+		x, ended := s.resumable(rn, r)
+		defer ended()
+		out = x
 	}
-	rn.execute(em)
+	rn.execute(newSimCanvasEmitter(rn, out, body.Resumable))
 }
 
-// simCanvasEmitter writes execution events, always opted in.
+// simCanvasEmitter writes execution events, always opted in; a PII-redacted block streams
+// nothing live, as it would carry the PII (docs/PROTOCOLS.md, "PII-redacted blocks").
 type simCanvasEmitter struct {
-	rn         *run
-	w          *simcanvas.Writer
-	streamed   bool // whether the block streamed text since its last reset
-	droppedEnd bool
+	simBlock
+	w *simcanvas.Writer
+}
+
+// newSimCanvasEmitter writes to out, with event ids when the execution is resumable.
+func newSimCanvasEmitter(rn *run, out io.Writer, ids bool) *simCanvasEmitter {
+	w := simcanvas.NewWriter(out, rn.id, rn.dep.Slug)
+	w.IDs = ids
+	live := !rn.dep.RedactPII || rn.faults.has("redact-live")
+	return &simCanvasEmitter{w: w, simBlock: simBlock{rn: rn, bw: w, reset: w.ChunkReset,
+		optedIn: true, live: live, quiet: !live, showThinking: live, showTools: live}}
 }
 
 func (e *simCanvasEmitter) open() {
@@ -43,63 +54,6 @@ func (e *simCanvasEmitter) open() {
 	e.rn.w.WriteHeader(http.StatusOK)
 	_ = e.w.ExecutionStarted(e.rn.started)
 	_ = e.w.BlockStarted(blockID, "Agent 1", "agent", 1)
-}
-
-func (e *simCanvasEmitter) modelStart(int) {}
-
-func (e *simCanvasEmitter) thinking(text string) {
-	if !e.live() {
-		return
-	}
-	if e.rn.faults.has("leak-thinking") {
-		e.chunk(text)
-		return
-	}
-	_ = e.w.Thinking(blockID, text)
-}
-
-func (e *simCanvasEmitter) text(text string) { e.chunk(text) }
-
-func (e *simCanvasEmitter) chunk(text string) {
-	if text == "" || !e.live() {
-		return
-	}
-	e.rn.beforeFirstChunk()
-	_ = e.w.Chunk(blockID, text)
-	e.streamed = true
-}
-
-func (e *simCanvasEmitter) toolArgs(*toolRun, string) {}
-
-func (e *simCanvasEmitter) turnEnd(final bool) {
-	f := e.rn.faults
-	switch {
-	case !final && e.streamed && !f.has("no-reset"):
-		e.reset()
-	case final && f.has("reset-in-final") && e.streamed:
-		e.reset()
-		_ = e.w.Chunk(blockID, e.rn.turnText.String())
-	}
-}
-
-func (e *simCanvasEmitter) reset() {
-	_ = e.w.ChunkReset(blockID)
-	e.streamed = false
-	e.rn.s.metrics.resetsSent.Inc()
-}
-
-func (e *simCanvasEmitter) toolStart(t *toolRun) {
-	if !e.live() {
-		return
-	}
-	_ = e.w.ToolStart(blockID, t.ID, t.Name)
-}
-
-func (e *simCanvasEmitter) toolEnd(t *toolRun) {
-	if !e.live() || dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
-		return
-	}
-	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
 }
 
 // canvasToolCall is a tool call in the block output: the authenticated canvas sees everything.
