@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 
@@ -120,16 +121,12 @@ func (e *composeEmitter) toolEnd(t *toolRun) {
 	if dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
 		return
 	}
-	ok := t.Status == scenarios.OutcomeSuccess
-	msg := t.Name + " completed"
-	switch t.Status {
-	case scenarios.OutcomeError:
-		msg = t.Name + " failed"
-	case scenarios.OutcomeCancelled:
-		msg = t.Name + " cancelled"
-	}
-	_ = e.w.ToolEnd(t.Name, ok, t.Result, msg, compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
+	msg := t.Name + " " + cmp.Or(toolEndings[t.Status], "completed")
+	_ = e.w.ToolEnd(t.Name, t.Status == scenarios.OutcomeSuccess, t.Result, msg, compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
 }
+
+// toolEndings end a tool_end's message by the tool's status; a success's is "completed".
+var toolEndings = map[scenarios.Outcome]string{scenarios.OutcomeError: "failed", scenarios.OutcomeCancelled: "cancelled"}
 
 func (e *composeEmitter) finish(res *runResult) {
 	f := e.rn.faults

@@ -77,9 +77,8 @@ type langGraphEmitter struct {
 	aiID      string // the current turn's AI message.
 	aiText    strings.Builder
 	lastChunk string
-	calls     []langgraph.ToolCall
-	callArgs  []strings.Builder
-	tools     []langgraph.Message // the current turn's tool messages, for the tools node's update.
+	calls     []langgraph.ToolCall // Args as streamed so far.
+	tools     []langgraph.Message  // the current turn's tool messages, for the tools node's update.
 }
 
 func (e *langGraphEmitter) message(m *langgraph.Message, node string) {
@@ -105,7 +104,7 @@ func (e *langGraphEmitter) modelStart(int) {
 	e.aiID = "run-" + newUUID()
 	e.aiText.Reset()
 	e.lastChunk = ""
-	e.calls, e.callArgs = nil, nil
+	e.calls = nil
 }
 
 func (e *langGraphEmitter) thinking(string) {}
@@ -125,14 +124,14 @@ func (e *langGraphEmitter) toolArgs(t *toolRun, piece string) {
 	ch := langgraph.ToolCallChunk{Args: &piece, Index: &index, Type: "tool_call_chunk"}
 	for len(e.calls) <= t.Index {
 		e.calls = append(e.calls, langgraph.ToolCall{})
-		e.callArgs = append(e.callArgs, strings.Builder{})
 	}
-	if e.calls[t.Index].ID == "" {
+	call := &e.calls[t.Index]
+	if call.ID == "" {
 		id, name := t.ID, t.Name
 		ch.ID, ch.Name = &id, &name
-		e.calls[t.Index] = langgraph.ToolCall{ID: t.ID, Name: t.Name, Type: "tool_call"}
+		*call = langgraph.ToolCall{ID: t.ID, Name: t.Name, Type: "tool_call"}
 	}
-	e.callArgs[t.Index].WriteString(piece)
+	call.Args = append(call.Args, piece...)
 	e.message(&langgraph.Message{Type: langgraph.TypeAIChunk, ID: e.aiID, Content: langgraph.TextContent(""),
 		ToolCallChunks: []langgraph.ToolCallChunk{ch}}, "agent")
 }
@@ -144,12 +143,10 @@ func (e *langGraphEmitter) turnEnd(bool) {
 		text = strings.TrimSuffix(text, e.lastChunk)
 	}
 	ai := langgraph.Message{Type: langgraph.TypeAI, ID: e.aiID, Content: langgraph.TextContent(text)}
-	for i, c := range e.calls {
-		args := json.RawMessage(e.callArgs[i].String())
-		if !json.Valid(args) {
-			args = json.RawMessage("{}")
+	for _, c := range e.calls {
+		if !json.Valid(c.Args) {
+			c.Args = json.RawMessage("{}")
 		}
-		c.Args = args
 		ai.ToolCalls = append(ai.ToolCalls, c)
 	}
 	e.state.Messages = append(e.state.Messages, ai)

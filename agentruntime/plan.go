@@ -241,17 +241,8 @@ func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanCo
 	}
 }
 
-func taskStatus(kind string) string {
-	switch kind {
-	case scenarios.EventTaskCompleted:
-		return "completed"
-	case scenarios.EventTaskBlocked:
-		return "blocked"
-	case scenarios.EventTaskFailed:
-		return "failed"
-	}
-	return "running"
-}
+// taskStatuses are the status of a task event by kind; a heartbeat's is running.
+var taskStatuses = map[string]string{scenarios.EventTaskCompleted: "completed", scenarios.EventTaskBlocked: "blocked", scenarios.EventTaskFailed: "failed"}
 
 func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	f := e.rn.faults
@@ -273,7 +264,7 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 		_ = e.w.Event(compose.TraceEvent{Type: "trace", Source: source, Stage: ev.Stage, Action: ev.Stage, Message: ev.Message,
 			Display: &compose.Display{Kind: ev.Source, Name: ev.Source, Summary: ev.Message}})
 	default: // task.*
-		_ = e.w.Event(compose.TaskEvent{Type: ev.Kind, Action: "plan", Source: "runtime", Status: taskStatus(ev.Kind), PlanID: e.side.approved, TaskID: ev.TaskID,
+		_ = e.w.Event(compose.TaskEvent{Type: ev.Kind, Action: "plan", Source: "runtime", Status: cmp.Or(taskStatuses[ev.Kind], "running"), PlanID: e.side.approved, TaskID: ev.TaskID,
 			Result: compose.TaskResult{Success: ev.Kind != scenarios.EventTaskFailed}})
 	}
 }
