@@ -50,20 +50,17 @@ func (s *Server) stopRun(w http.ResponseWriter, e *runEntry, body string) {
 // composeEmitter writes the compose agent stream: text live and never reset, thinking bracketed,
 // tool arguments as generated, timing marks, and a receipt after the terminal.
 type composeEmitter struct {
-	rn                               *run
-	w                                *compose.Writer
-	inThinking                       bool
-	firstText                        bool
-	droppedEnd                       bool
-	side                             composeSide // plan approval and conclave state (plan.go)
-	mangled                          []string    // Swarm fault state (swarm.go).
-	droppedChildDone, deltaAfterDone bool
-	heldChildDone                    *compose.ChildDone
+	rn            *run
+	w             *compose.Writer
+	inThinking    bool
+	firstText     bool
+	side          composeSide // plan approval and conclave state (plan.go)
+	mangled       []string    // Swarm fault state (swarm.go).
+	heldChildDone *compose.ChildDone
 }
 
 func (e *composeEmitter) open() {
 	compose.SetResponseHeaders(e.rn.w.Header(), e.rn.id)
-	e.rn.w.WriteHeader(http.StatusOK)
 	// The runtime has no memory service: its memory phase is empty but still marked.
 	_ = e.w.Timing(compose.MarkMSMStart, e.rn.elapsedMs())
 	_ = e.w.Timing(compose.MarkMSMEnd, e.rn.elapsedMs())
@@ -118,7 +115,7 @@ func (e *composeEmitter) toolStart(t *toolRun) {
 }
 
 func (e *composeEmitter) toolEnd(t *toolRun) {
-	if dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
+	if e.rn.once("unbalanced-tool") {
 		return
 	}
 	msg := t.Name + " " + cmp.Or(toolEndings[t.Status], "completed")

@@ -90,7 +90,6 @@ func (e *langGraphEmitter) open() {
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Location", "/runs/"+e.rn.id)
-	e.rn.w.WriteHeader(http.StatusOK)
 	e.w.DescendingIDs = e.rn.faults.has("langgraph-bad-id")
 	if !e.rn.faults.has("langgraph-no-metadata") {
 		_ = e.w.Metadata(e.rn.id, 1)

@@ -20,7 +20,7 @@ import (
 // only appends frames to run.cs (whose write failures cancel the run): the loop flushes before
 // every wait, so a burst of provider frames goes out in one write.
 type emitter interface {
-	open()                             // the response headers and the opening frames (execute flushes them).
+	open()                             // the response headers and the opening frames (execute sends them with the 200).
 	modelStart(turn int)               // before each provider turn is requested.
 	thinking(text string)              // a piece of thinking text.
 	text(text string)                  // a piece of answer (or preamble) text.
@@ -62,6 +62,7 @@ type run struct {
 	started time.Time
 	id      string
 	faults  *Faults
+	fired   uint64      // the switches once has fired, as Faults' bits.
 	header  http.Header // carries the X-Streambench-* request headers to the provider.
 	input   string
 
@@ -126,6 +127,7 @@ func (rn *run) execute(em emitter) {
 	defer rn.cancel(nil)
 
 	em.open()
+	rn.w.WriteHeader(http.StatusOK)
 	_ = rn.cs.flush(true)
 	rn.cs.startHeartbeat()
 	defer rn.cs.close()

@@ -51,7 +51,6 @@ func newSimCanvasEmitter(rn *run, out io.Writer, ids bool) *simCanvasEmitter {
 
 func (e *simCanvasEmitter) open() {
 	simcanvas.SetResponseHeaders(e.rn.w.Header())
-	e.rn.w.WriteHeader(http.StatusOK)
 	_ = e.w.ExecutionStarted(e.rn.started)
 	_ = e.w.BlockStarted(blockID, "Agent 1", "agent", 1)
 }

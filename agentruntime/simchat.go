@@ -34,8 +34,7 @@ type simBlock struct {
 	showThinking bool
 	showTools    bool
 
-	streamed   bool // the block streamed text since its last reset.
-	droppedEnd bool // the unbalanced-tool fault dropped its tool end.
+	streamed bool // the block streamed text since its last reset.
 }
 
 func (b *simBlock) modelStart(int)            {}
@@ -95,7 +94,7 @@ func (b *simBlock) toolStart(t *toolRun) {
 }
 
 func (b *simBlock) toolEnd(t *toolRun) {
-	if !b.showTools || dropOnce(b.rn.faults.has("unbalanced-tool"), &b.droppedEnd) {
+	if !b.showTools || b.rn.once("unbalanced-tool") {
 		return
 	}
 	_ = b.bw.ToolEnd(blockID, t.ID, t.Name, t.Status)
@@ -157,7 +156,6 @@ func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {
 
 func (e *simChatEmitter) open() {
 	simchat.SetResponseHeaders(e.rn.w.Header(), e.optedIn)
-	e.rn.w.WriteHeader(http.StatusOK)
 }
 
 func (e *simChatEmitter) toolStart(t *toolRun) {

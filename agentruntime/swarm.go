@@ -305,7 +305,7 @@ func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {
 
 func (e *composeEmitter) childDone(c *childRun) {
 	f := e.rn.faults
-	if dropOnce(f.has("child-no-done"), &e.droppedChildDone) {
+	if e.rn.once("child-no-done") {
 		return
 	}
 	frame := compose.ChildDone{
@@ -322,8 +322,7 @@ func (e *composeEmitter) childDone(c *childRun) {
 		return
 	}
 	_ = e.w.ChildDone(frame)
-	if f.has("child-delta-after-done") && !e.deltaAfterDone {
-		e.deltaAfterDone = true
+	if e.rn.once("child-delta-after-done") {
 		_ = e.w.ChildDelta(c.runKey, " (late)")
 	}
 }
