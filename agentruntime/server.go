@@ -329,7 +329,7 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 // failure. The body must be valid UTF-8: encoding/json would replace bad bytes with U+FFFD and
 // pass a different message on than the client sent.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := s.readAll(w, r)
+	body, err := protocol.ReadRequestBody(w, r, s.opts.MaxBody, s.opts.BodyReadTimeout)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		switch {
@@ -355,24 +355,6 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
-}
-
-// readAll reads the whole body within MaxBody and the body read timeout. A good read clears the
-// deadline, so it never bounds the stream; after a failed one it stays, so the server's discard
-// of the unread rest fails at once, and the connection is closed.
-func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if s.opts.BodyReadTimeout <= 0 {
-		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	}
-	rc := http.NewResponseController(w)
-	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout)) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	if err != nil {
-		w.Header().Set("Connection", "close")
-	} else if deadlineSet {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return body, err
 }
 
 func invalidUTF8At(b []byte) int {

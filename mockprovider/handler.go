@@ -18,6 +18,7 @@ import (
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/mockrecords"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -72,7 +73,7 @@ func (q *request) serve() {
 		return
 	}
 	// Read here, not in prepare: net/http's read path is deep (see newRequest).
-	body, err := q.readBody()
+	body, err := protocol.ReadRequestBody(q.w, q.r, s.opts.MaxBody, s.opts.BodyReadTimeout)
 	if err != nil {
 		q.bodyFailed(err, len(body))
 		return
@@ -204,26 +205,6 @@ func (q *request) prepare(body []byte) bool {
 		return false
 	}
 	return true
-}
-
-// readBody reads the whole body within the size limit and the body read timeout. A good read
-// clears the deadline, so it never bounds the stream; after a failed one it stays, so net/http's
-// discard of the unread rest fails at once, and the connection is closed.
-func (q *request) readBody() ([]byte, error) {
-	limited := http.MaxBytesReader(q.w, q.r.Body, q.srv.opts.MaxBody)
-	timeout := q.srv.opts.BodyReadTimeout
-	if timeout < 0 {
-		return io.ReadAll(limited)
-	}
-	rc := http.NewResponseController(q.w)
-	deadlineSet := rc.SetReadDeadline(time.Now().Add(timeout)) == nil
-	body, err := io.ReadAll(limited)
-	if err != nil {
-		q.w.Header().Set("Connection", "close")
-	} else if deadlineSet {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return body, err
 }
 
 var errNoScenario = errors.New("no scenario selected")
