@@ -45,24 +45,20 @@ func countStarts[T string | []byte](s T, inWord, other *bool) int {
 	n := 0
 	in := *inWord
 	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
+		var space bool
+		if b := s[i]; b < utf8.RuneSelf {
 			// ASCII fast path: the whitespace unicode.IsSpace knows below 0x80.
-			space := b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
-			if !space && !in {
-				n++
-			}
-			in = !space
+			space = b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
 			i++
-			continue
+		} else {
+			r, size := decodeRune(s, i)
+			space = unicode.IsSpace(r)
+			i += size
 		}
-		r, size := decodeRune(s, i)
-		space := unicode.IsSpace(r)
 		if !space && !in {
 			n++
 		}
 		in = !space
-		i += size
 	}
 	*inWord = in
 	return n
