@@ -182,13 +182,12 @@ func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 		decided := e.side.gate.open(id, version)
 		proposed := e.planProposed(id, version, content)
 		requested := compose.PlanEvent{Type: compose.TypeApprovalRequested, ProposalID: id, Version: version, State: compose.StateAwaitingApproval, RootRunID: rn.id, RunID: rn.id, TimeoutMs: timeout.Milliseconds()}
+		first, second := any(proposed), any(requested)
 		if f.has("approval-before-proposal") {
-			_ = e.w.Event(requested)
-			_ = e.w.Event(proposed)
-		} else {
-			_ = e.w.Event(proposed)
-			_ = e.w.Event(requested)
+			first, second = second, first
 		}
+		_ = e.w.Event(first)
+		_ = e.w.Event(second)
 		if f.has("task-before-approval") && len(content.Tasks) > 0 {
 			_ = e.w.Event(compose.TaskEvent{Type: scenarios.EventTaskHeartbeat, Action: "plan", Source: "runtime", Status: "running", PlanID: id, TaskID: content.Tasks[0].ID, Result: compose.TaskResult{Success: true}})
 		}

@@ -136,15 +136,13 @@ func New(opts Options) (*Server, error) {
 	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), DefaultMaxBody)
 	opts.MaxTurns = cmp.Or(max(opts.MaxTurns, 0), DefaultMaxTurns)
 	opts.ReconnectWindow = cmp.Or(max(opts.ReconnectWindow, 0), DefaultReconnectWindow)
-	if len(opts.ProviderHeader) > 0 {
-		h := make(http.Header, len(opts.ProviderHeader))
-		for k, vs := range opts.ProviderHeader {
-			for _, v := range vs {
-				h.Add(k, v)
-			}
+	h := make(http.Header, len(opts.ProviderHeader)) // a copy, its keys canonical
+	for k, vs := range opts.ProviderHeader {
+		for _, v := range vs {
+			h.Add(k, v)
 		}
-		opts.ProviderHeader = h
 	}
+	opts.ProviderHeader = h
 	if opts.ProviderClient == nil {
 		maxConns := opts.ProviderMaxConns
 		switch {
