@@ -432,33 +432,18 @@ type runEntry struct {
 }
 
 // registry maps ids to what they name; the zero value is ready; safe for concurrent use.
-type registry[T any] struct {
-	mu sync.Mutex
-	m  map[string]T
-}
+type registry[T any] struct{ m sync.Map }
 
+// add maps id to v unless id is taken, and reports whether it did.
 func (r *registry[T]) add(id string, v T) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, taken := r.m[id]; taken {
-		return false
-	}
-	if r.m == nil {
-		r.m = make(map[string]T)
-	}
-	r.m[id] = v
-	return true
+	_, taken := r.m.LoadOrStore(id, v)
+	return !taken
 }
 
-func (r *registry[T]) remove(id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.m, id)
-}
+func (r *registry[T]) remove(id string) { r.m.Delete(id) }
 
 func (r *registry[T]) get(id string) (T, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	v, ok := r.m[id]
-	return v, ok
+	v, ok := r.m.Load(id)
+	t, _ := v.(T)
+	return t, ok
 }
