@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -148,15 +149,13 @@ func (rn *run) execute(em emitter) {
 		}
 		return
 	case outcomeFailed:
-		var (
-			pe *protocol.ProviderError
-			cf *providerConnError
-		)
-		if errors.As(res.err, &cf) && !errors.As(res.err, &pe) { // a reset, a cut stream, bytes that do not decode
-			s.log.Warn("run failed: provider connection", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
-		} else { // the provider's (most often scripted) error, a rejected plan
-			s.log.Info("run failed", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
+		// A connection's failure warns (a reset, a cut stream, bytes that do not decode); the
+		// provider's (most often scripted) error or a rejected plan is information.
+		level, msg := slog.LevelInfo, "run failed"
+		if errors.As(res.err, new(*providerConnError)) && !errors.As(res.err, new(*protocol.ProviderError)) {
+			level, msg = slog.LevelWarn, "run failed: provider connection"
 		}
+		s.log.Log(context.Background(), level, msg, "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
 	}
 	em.finish(res)
 	rn.flush()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,10 +96,7 @@ func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	case req.Version < 1:
 		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "version" %d, want the version approval.requested named (>= 1)`, req.Version))
 		return
-	}
-	switch req.Decision {
-	case scenarios.DecisionApproved, scenarios.DecisionRejected, scenarios.DecisionChangesRequested:
-	default:
+	case !slices.Contains([]string{scenarios.DecisionApproved, scenarios.DecisionRejected, scenarios.DecisionChangesRequested}, req.Decision):
 		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "decision" %q, want approved, rejected or changes_requested`, req.Decision))
 		return
 	}
