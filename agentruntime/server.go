@@ -18,7 +18,6 @@ import (
 	"os"
 	"regexp"
 	runtimepprof "runtime/pprof"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,9 +88,8 @@ type Server struct {
 	leakRelease chan struct{} // closed by Shutdown/Close; holds leak-goroutine fault goroutines
 	closeOnce   sync.Once
 
-	httpMu  sync.Mutex
-	servers []*http.Server
-	active  atomic.Int64 // running streams, so a hard shutdown can let them write their terminal.
+	hs     *http.Server // serves every listener Serve is given
+	active atomic.Int64 // running streams, so a hard shutdown can let them write their terminal.
 
 	labels   context.Context // carries LabelKey for every goroutine a request starts.
 	instance string
@@ -160,6 +158,21 @@ func New(opts Options) (*Server, error) {
 	s.instance = rand.Text()[:12]
 	s.labels = runtimepprof.WithLabels(context.Background(), runtimepprof.Labels(LabelKey, s.instance))
 	s.mux = s.routes()
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	if opts.TLS != nil {
+		p.SetHTTP2(true)
+	} else {
+		p.SetUnencryptedHTTP2(true)
+	}
+	s.hs = &http.Server{
+		Handler:           s.mux,
+		Protocols:         p,
+		TLSConfig:         opts.TLS.Clone(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return s.hardStop },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
 	return s, nil
 }
 
@@ -192,49 +205,23 @@ func (s *Server) Metrics() http.Handler {
 // Serve serves the handler on ln (HTTP/1.1 and h2c; with Options.TLS, HTTPS with HTTP/1.1 and
 // h2) until Shutdown or Close, then returns http.ErrServerClosed.
 func (s *Server) Serve(ln net.Listener) error {
-	p := new(http.Protocols)
-	p.SetHTTP1(true)
 	if s.opts.TLS != nil {
-		p.SetHTTP2(true)
-	} else {
-		p.SetUnencryptedHTTP2(true)
+		return s.hs.ServeTLS(ln, "", "")
 	}
-	hs := &http.Server{
-		Handler:           s.mux,
-		Protocols:         p,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return s.hardStop },
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	s.httpMu.Lock()
-	s.servers = append(s.servers, hs)
-	s.httpMu.Unlock()
-	if s.opts.TLS != nil {
-		hs.TLSConfig = s.opts.TLS.Clone()
-		return hs.ServeTLS(ln, "", "")
-	}
-	return hs.Serve(ln)
+	return s.hs.Serve(ln)
 }
 
 // Shutdown lets open streams finish until ctx ends, then cancels the rest (their clients get the
 // error terminal) and returns ctx's error.
 func (s *Server) Shutdown(ctx context.Context) error {
-	servers := s.httpServers()
-	var firstErr error
-	for _, hs := range servers {
-		if err := hs.Shutdown(ctx); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	if firstErr != nil { // the grace period is over: let what is left write its terminal, then cut
+	err := s.hs.Shutdown(ctx)
+	if err != nil { // the grace period is over: let what is left write its terminal, then cut
 		s.cancelHard(errShutdown)
 		s.waitActive(2 * time.Second)
-		for _, hs := range servers {
-			_ = hs.Close()
-		}
+		_ = s.hs.Close()
 	}
 	s.release()
-	return firstErr
+	return err
 }
 
 // waitActive waits until no stream runs, or at most d; polling, because a WaitGroup would race
@@ -248,17 +235,9 @@ func (s *Server) waitActive(d time.Duration) {
 // Close cancels every open stream at once and closes every connection.
 func (s *Server) Close() error {
 	s.cancelHard(errShutdown)
-	for _, hs := range s.httpServers() {
-		_ = hs.Close()
-	}
+	_ = s.hs.Close()
 	s.release()
 	return nil
-}
-
-func (s *Server) httpServers() []*http.Server {
-	s.httpMu.Lock()
-	defer s.httpMu.Unlock()
-	return slices.Clone(s.servers)
 }
 
 // release frees the leak-goroutine fault's goroutines and the provider's idle connections.
