@@ -32,16 +32,15 @@ type swarmEmitter interface {
 }
 
 type childRun struct {
-	name, path string
-	// runKey is the child's key on the wire (its scripted name); parentRunID the parent
-	// child's runKey, or the run id under the root run; chain the run id then every runKey
-	// down to this child's.
-	runKey, parentRunID string
-	chain               []string
-	depth               int
-	started             time.Time
-	usage               protocol.Usage
-	toolBatches         int
+	// runKey is the child's key on the wire and its sub-agent id (its scripted name);
+	// parentRunID the parent child's runKey, or the run id under the root run; chain the run
+	// id then every runKey down to this child's.
+	runKey, path, parentRunID string
+	chain                     []string
+	depth                     int
+	started                   time.Time
+	usage                     protocol.Usage
+	toolBatches               int
 }
 
 // swarm runs the delegations of one turn. Children hand their events (an emitter call each)
@@ -136,7 +135,7 @@ func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *chi
 	}
 	var wg sync.WaitGroup
 	for _, sc := range children {
-		c := &childRun{name: sc.Name, path: sc.Path, runKey: sc.Name, parentRunID: rn.id, chain: []string{rn.id}}
+		c := &childRun{runKey: sc.Name, path: sc.Path, parentRunID: rn.id, chain: []string{rn.id}}
 		if parent != nil {
 			c.parentRunID, c.chain = parent.runKey, parent.chain
 		}
@@ -282,7 +281,7 @@ func (e *composeEmitter) childStart(c *childRun) {
 		slices.Reverse(chain)
 	}
 	_ = e.w.ChildStart(compose.ChildStart{
-		RootRunID: e.rn.id, ParentRunID: c.parentRunID, SubID: c.name, Depth: c.depth,
+		RootRunID: e.rn.id, ParentRunID: c.parentRunID, SubID: c.runKey, Depth: c.depth,
 		AgentWallet: agentWallet(c.runKey), RunKey: c.runKey, RunKeyChain: chain,
 	})
 }
