@@ -155,7 +155,7 @@ func (rn *run) execute(em emitter) {
 		if errors.As(res.err, new(*providerConnError)) && !errors.As(res.err, new(*protocol.ProviderError)) {
 			level, msg = slog.LevelWarn, "run failed: provider connection"
 		}
-		s.log.Log(context.Background(), level, msg, "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
+		s.opts.Logger.Log(context.Background(), level, msg, "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
 	}
 	em.finish(res)
 	rn.flush()
@@ -265,7 +265,7 @@ type turnSink struct {
 // and returns its tool calls; a transport or decoding failure is a providerConnError.
 func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink turnSink) ([]*toolRun, error) {
 	s := rn.s
-	wire := s.wires[rn.dep.Wire]
+	wire := s.opts.Wires[rn.dep.Wire]
 	base := cmp.Or(rn.dep.Provider, s.opts.ProviderURL)
 	mr.Model, mr.Tools = rn.dep.Model, rn.dep.Tools
 	req, err := wire.NewRequest(ctx, base, mr)
@@ -281,7 +281,7 @@ func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink
 	s.metrics.providerRequests.Inc()
 	s.metrics.providerInFlight.Inc()
 	defer s.metrics.providerInFlight.Dec()
-	resp, err := s.client.Do(req)
+	resp, err := s.opts.ProviderClient.Do(req)
 	if err != nil {
 		return nil, &providerConnError{fmt.Errorf("provider %s: %w", base, err)}
 	}

@@ -39,7 +39,6 @@ type canvasExec struct {
 	s         *Server
 	id        string
 	workflow  string
-	faults    *Faults
 	cancelRun context.CancelCauseFunc
 	first     *clientStream // the execute request's own stream
 
@@ -62,7 +61,7 @@ func (s *Server) resumable(rn *run, r *http.Request) (*canvasExec, func()) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
 	rn.ctx, rn.cancel = ctx, cancel
 	cs := rn.cs
-	x := &canvasExec{s: s, id: rn.id, workflow: rn.dep.Slug, faults: rn.faults, cancelRun: cancel, first: cs, attached: cs}
+	x := &canvasExec{s: s, id: rn.id, workflow: rn.dep.Slug, cancelRun: cancel, first: cs, attached: cs}
 	cs.onFail = func(cause error) {
 		if errors.Is(cause, errSlowClient) {
 			s.metrics.slowClientsDropped.Inc()
@@ -90,7 +89,7 @@ func (x *canvasExec) Write(p []byte) (int, error) {
 	if id > 0 {
 		x.lastID = id
 	}
-	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.faults.has("replay-live-only")) {
+	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.s.opts.Faults.has("replay-live-only")) {
 		x.keep(id, p)
 	}
 	if x.attached != nil {
@@ -204,7 +203,7 @@ func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64)
 	h.Set(simcanvas.ExecutionIDHeader, x.id)
 	h.Set(simcanvas.HeaderReplayThrough, strconv.FormatInt(x.lastID, 10))
 	w.WriteHeader(http.StatusOK)
-	if !x.faults.has("drop-replay") {
+	if !x.s.opts.Faults.has("drop-replay") {
 		for _, f := range x.frames {
 			if f.id > last {
 				_, _ = cs.Write(f.frame)

@@ -74,9 +74,6 @@ type Options struct {
 type Server struct {
 	opts      Options
 	deps      *Deployments
-	wires     map[string]protocol.ProviderWire
-	client    *http.Client
-	log       *slog.Logger
 	metrics   *metrics
 	mux       *http.ServeMux
 	runs      registry[*runEntry]   // open compose runs and canvas executions, for stops and approvals
@@ -151,8 +148,7 @@ func New(opts Options) (*Server, error) {
 		}
 		opts.ProviderClient = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, maxConns)}
 	}
-	s := &Server{opts: opts, deps: opts.Deployments, wires: opts.Wires, client: opts.ProviderClient, log: opts.Logger,
-		metrics: newMetrics()}
+	s := &Server{opts: opts, deps: opts.Deployments, metrics: newMetrics()}
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})
 	s.instance = rand.Text()[:12]
@@ -171,7 +167,7 @@ func New(opts Options) (*Server, error) {
 		TLSConfig:         opts.TLS.Clone(),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return s.hardStop },
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
 	}
 	return s, nil
 }
@@ -244,7 +240,7 @@ func (s *Server) Close() error {
 func (s *Server) release() {
 	s.closeOnce.Do(func() {
 		close(s.leakRelease)
-		s.client.CloseIdleConnections()
+		s.opts.ProviderClient.CloseIdleConnections()
 	})
 }
 
