@@ -151,10 +151,10 @@ func (q *request) prepare(body []byte) bool {
 	q.ref.update(func(rec *mockrecords.Record) {
 		rec.Session, rec.Scenario, rec.Seed, rec.Turn = dir.Session, dir.Scenario, dir.Seed, parsed.AssistantTurns
 	})
-	sc, ok := s.library.Get(dir.Scenario)
+	sc, ok := s.opts.Library.Get(dir.Scenario)
 	if !ok {
 		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("unknown scenario %q; known scenarios: %s",
-			dir.Scenario, strings.Join(s.library.Names(), ", ")))
+			dir.Scenario, strings.Join(s.opts.Library.Names(), ", ")))
 		return false
 	}
 	q.script = s.scripts.render(sc, dir.Seed)
@@ -213,7 +213,7 @@ var errNoScenario = errors.New("no scenario selected")
 // that many generated tokens at plain-answer's timing.
 func (q *request) prepareEndpoint() bool {
 	timing := scenarios.DefaultTiming()
-	if sc, ok := q.srv.library.Get("plain-answer"); ok {
+	if sc, ok := q.srv.opts.Library.Get("plain-answer"); ok {
 		timing = sc.Timing
 	}
 	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
@@ -264,7 +264,7 @@ func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Direc
 		return dir, fmt.Errorf("%w: put a directive like [[streambench scenario=NAME seed=N session=ID]] "+
 			"in the last user message, or send the %s header (with optional %s and %s), or ask for max_tokens "+
 			"(then the answer is that many generated tokens); known scenarios: %s",
-			errNoScenario, HeaderScenario, HeaderSeed, HeaderSession, strings.Join(s.library.Names(), ", "))
+			errNoScenario, HeaderScenario, HeaderSeed, HeaderSession, strings.Join(s.opts.Library.Names(), ", "))
 	}
 	return dir, nil
 }
@@ -358,7 +358,7 @@ func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWrit
 			err = http.NewResponseController(q.w).Flush()
 		}
 		if err != nil {
-			q.srv.logger.Debug("ping failed", "wire", q.wire.name, "error", err)
+			q.srv.opts.Logger.Debug("ping failed", "wire", q.wire.name, "error", err)
 			return true, time.Now()
 		}
 	}
@@ -437,7 +437,7 @@ func (q *request) meta() streamMeta {
 func (q *request) fail(status int, kind errorKind, message string) {
 	message = boundMessage(message)
 	q.srv.metrics.httpErrors.WithLabelValues(q.wire.name, strconv.Itoa(status)).Inc()
-	q.srv.logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
+	q.srv.opts.Logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
 	q.wire.writeError(q.w, status, q.wire.errTypes[kind], message)
 	q.finish(mockrecords.OutcomeHTTPError, status, message)
 }
@@ -465,7 +465,7 @@ func (q *request) firstByte(at time.Time) {
 
 // writeFailed handles a failed write or flush: the client is gone.
 func (q *request) writeFailed(err error) {
-	q.srv.logger.Debug("stream write failed", "wire", q.wire.name, "error", err)
+	q.srv.opts.Logger.Debug("stream write failed", "wire", q.wire.name, "error", err)
 	q.clientGone(time.Now())
 }
 
@@ -558,7 +558,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	if err := enc.Encode(struct {
 		Sessions []mockrecords.Record `json:"sessions"`
 	}{records}); err != nil {
-		s.logger.Debug("writing sessions failed", "error", err)
+		s.opts.Logger.Debug("writing sessions failed", "error", err)
 	}
 }
 
