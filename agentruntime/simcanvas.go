@@ -1,12 +1,14 @@
 package agentruntime
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/scenarios"
 )
 
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
@@ -85,17 +87,29 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		if f.has("double-terminal") {
 			_ = e.w.ExecutionCompleted(out, elapsed)
 		}
-	case outcomePaused:
-		e.paused(res, elapsed)
-	case outcomeStopped:
-		e.stopped(elapsed)
+	case outcomePaused: // no block:completed: the block waits
+		if out := e.output(res); f.has("pause-not-reported") {
+			_ = e.w.ExecutionCompleted(out, elapsed)
+		} else {
+			_ = e.w.ExecutionPaused(out, elapsed)
+		}
+	case outcomeStopped: // the user's cancel
+		if f.has("cancel-as-timeout") {
+			_ = e.w.ExecutionError(scenarios.ExecutionTimeoutResult, elapsed)
+		} else {
+			_ = e.w.ExecutionCancelled(elapsed)
+		}
 	case outcomeShutdown:
 		_ = e.w.ExecutionCancelled(elapsed)
 		if f.has("double-terminal") {
 			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 		}
 	default:
-		e.failed(res, elapsed)
+		if f.has("timeout-as-cancel") && errors.Is(res.err, errExecutionTimeout) {
+			_ = e.w.ExecutionCancelled(elapsed)
+		} else {
+			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
+		}
 		if f.has("double-terminal") {
 			_ = e.w.ExecutionCancelled(elapsed)
 		}

@@ -172,8 +172,12 @@ func (e *simChatEmitter) finish(res *runResult) {
 	switch res.outcome {
 	case outcomeDone:
 		e.final(res)
-	case outcomePaused:
-		e.paused(res)
+	case outcomePaused: // success with status paused
+		if f.has("pause-not-reported") {
+			e.final(res)
+		} else {
+			_ = e.w.FinalPaused(finalOutput(res))
+		}
 	default:
 		_ = e.w.Error(e.rn.failureMessage(res.err))
 	}
