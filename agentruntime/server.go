@@ -122,9 +122,7 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("agentruntime: deployment %q has no provider URL and Options.ProviderURL is empty", d.Slug)
 		}
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.ClientIdleTimeout = durationSetting(opts.ClientIdleTimeout, DefaultClientIdleTimeout)
 	opts.Heartbeat = durationSetting(opts.Heartbeat, DefaultHeartbeat)
 	opts.BodyReadTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)

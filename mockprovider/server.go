@@ -127,12 +127,8 @@ func New(opts Options) (*Server, error) {
 	opts.MaxConcurrentStreamsPerConn = cmp.Or(max(opts.MaxConcurrentStreamsPerConn, 0), DefaultMaxStreamsPerConn)
 	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), MaxBodyBytes)
 	opts.BodyReadTimeout = cmp.Or(opts.BodyReadTimeout, DefaultBodyReadTimeout)
-	if opts.Clock == nil {
-		opts.Clock = hrtimer.NewPerWaiter()
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Clock = cmp.Or(opts.Clock, hrtimer.NewPerWaiter())
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	m := newMetrics()
 	s := &Server{opts: opts, metrics: m, admission: newAdmission(opts.Capacity, m),
 		sessions: newSessionLog(opts.SessionHistory), pacing: newPacingRecorder()}
