@@ -202,7 +202,7 @@ func (rn *run) loop(em emitter) *runResult {
 			return &runResult{outcome: outcomeDone, finalText: rn.finalOutputText(text), tools: res.tools}
 		}
 		em.turnEnd(false)
-		rn.notePreamble(text)
+		rn.seeds.preambles.WriteString(text)
 		res.tools = append(res.tools, calls...)
 		toolCtx, expire := rn.toolContext(calls)
 		rn.runTurnTools(toolCtx, em, calls)

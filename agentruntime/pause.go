@@ -26,8 +26,6 @@ type runSeeds struct {
 	preambles strings.Builder        // the intermediate turns' texts (for the preamble-in-output fault).
 }
 
-func (rn *run) notePreamble(text string) { rn.seeds.preambles.WriteString(text) }
-
 // finalOutputText is the final output's content: the final turn's text (R-final-output).
 func (rn *run) finalOutputText(final string) string {
 	if rn.faults.has("preamble-in-output") {

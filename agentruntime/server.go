@@ -363,12 +363,7 @@ func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployme
 }
 
 // durationSetting is an Options duration as used: def for 0, 0 (off) for a negative one.
-func durationSetting(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return max(d, 0)
-}
+func durationSetting(d, def time.Duration) time.Duration { return max(cmp.Or(d, def), 0) }
 
 // startRun resolves the path's deployment, reads the body and its user message (input; missing
 // is the 400 without one) and prepares dialect's run of it, answering errors itself.
