@@ -135,7 +135,9 @@ func (e *composeEmitter) finish(res *runResult) {
 			_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 		}
 		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
-		e.afterDone()
+		if e.heldChildDone != nil { // what the done-before-children fault held back
+			_ = e.w.ChildDone(*e.heldChildDone)
+		}
 	case outcomeStopped:
 		_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 	default:

@@ -124,30 +124,18 @@ type composeSide struct {
 	conclave map[string]int64 // each key's version.
 }
 
-// composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable).
-func composeDirectiveOf(args string) *scenarios.ComposeDirective {
-	if !strings.Contains(args, `"_compose"`) {
-		return nil
-	}
+// sideEvents plays t's "_compose" directive (if it has one that decodes) right after its tool_start.
+func (e *composeEmitter) sideEvents(t *toolRun) {
 	var v struct {
 		Compose *scenarios.ComposeDirective `json:"_compose"`
 	}
-	if json.Unmarshal([]byte(args), &v) != nil {
-		return nil
-	}
-	return v.Compose
-}
-
-// sideEvents plays t's "_compose" directive right after its tool_start.
-func (e *composeEmitter) sideEvents(t *toolRun) {
-	d := composeDirectiveOf(t.Args)
-	if d == nil {
+	if !strings.Contains(t.Args, `"_compose"`) || json.Unmarshal([]byte(t.Args), &v) != nil || v.Compose == nil {
 		return
 	}
-	if d.Plan != nil {
-		e.runPlan(d.Plan)
+	if v.Compose.Plan != nil {
+		e.runPlan(v.Compose.Plan)
 	}
-	for _, ev := range d.Events {
+	for _, ev := range v.Compose.Events {
 		e.sideEvent(ev)
 	}
 }

@@ -313,7 +313,7 @@ func (e *composeEmitter) childDone(c *childRun) {
 		WallMs: time.Since(c.started).Milliseconds(),
 	}
 	if f.has("done-before-children") {
-		// Hold the latest child's done back until after the parent's done (afterDone).
+		// Hold the latest child's done back until after the parent's done (finish).
 		if e.heldChildDone != nil {
 			_ = e.w.ChildDone(*e.heldChildDone)
 		}
@@ -328,14 +328,6 @@ func (e *composeEmitter) childDone(c *childRun) {
 
 func (e *composeEmitter) childError(c *childRun, msg string) {
 	_ = e.w.ChildError(c.runKey, msg)
-}
-
-// afterDone writes what the done-before-children fault held back, right after the parent's done.
-func (e *composeEmitter) afterDone() {
-	if e.heldChildDone != nil {
-		_ = e.w.ChildDone(*e.heldChildDone)
-		e.heldChildDone = nil
-	}
 }
 
 var _ swarmEmitter = (*composeEmitter)(nil)
