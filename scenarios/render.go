@@ -280,8 +280,12 @@ func (s *Script) Expected() Expected {
 			break
 		}
 	}
-	if s.Plan != nil && e.ProviderError == "" {
-		e.applyPlan(s.Plan)
+	if p := s.Plan; p != nil && e.ProviderError == "" {
+		e.Plan = p
+		if p.EndsInError() && p.Turn < len(e.Turns) { // a plan that ends the run in error cuts the ground truth
+			e.Turns = e.Turns[:p.Turn+1]
+			e.Turns[p.Turn].Final = false
+		}
 	}
 	return e
 }
