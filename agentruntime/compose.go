@@ -119,7 +119,8 @@ func (e *composeEmitter) toolEnd(t *toolRun) {
 		return
 	}
 	msg := t.Name + " " + cmp.Or(toolEndings[t.Status], "completed")
-	_ = e.w.ToolEnd(t.Name, t.Status == scenarios.OutcomeSuccess, t.Result, msg, compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
+	_ = e.w.ToolEnd(t.Name, t.Status == scenarios.OutcomeSuccess, t.Result, msg,
+		compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
 }
 
 // toolEndings end a tool_end's message by the tool's status; a success's is "completed".

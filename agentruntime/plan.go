@@ -96,7 +96,8 @@ func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	case req.Version < 1:
 		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "version" %d, want the version approval.requested named (>= 1)`, req.Version))
 		return
-	case !slices.Contains([]string{scenarios.DecisionApproved, scenarios.DecisionRejected, scenarios.DecisionChangesRequested}, req.Decision):
+	case !slices.Contains([]string{scenarios.DecisionApproved, scenarios.DecisionRejected,
+		scenarios.DecisionChangesRequested}, req.Decision):
 		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "decision" %q, want approved, rejected or changes_requested`, req.Decision))
 		return
 	}
@@ -227,7 +228,8 @@ func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanCo
 }
 
 // taskStatuses are the status of a task event by kind; a heartbeat's is running.
-var taskStatuses = map[string]string{scenarios.EventTaskCompleted: "completed", scenarios.EventTaskBlocked: "blocked", scenarios.EventTaskFailed: "failed"}
+var taskStatuses = map[string]string{
+	scenarios.EventTaskCompleted: "completed", scenarios.EventTaskBlocked: "blocked", scenarios.EventTaskFailed: "failed"}
 
 func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	f := e.rn.faults
@@ -249,8 +251,8 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 		_ = e.w.Event(compose.TraceEvent{Type: "trace", Source: source, Stage: ev.Stage, Action: ev.Stage, Message: ev.Message,
 			Display: &compose.Display{Kind: ev.Source, Name: ev.Source, Summary: ev.Message}})
 	default: // task.*
-		_ = e.w.Event(compose.TaskEvent{Type: ev.Kind, Action: "plan", Source: "runtime", Status: cmp.Or(taskStatuses[ev.Kind], "running"), PlanID: e.side.approved, TaskID: ev.TaskID,
-			Result: compose.TaskResult{Success: ev.Kind != scenarios.EventTaskFailed}})
+		_ = e.w.Event(compose.TaskEvent{Type: ev.Kind, Action: "plan", Source: "runtime", Status: cmp.Or(taskStatuses[ev.Kind], "running"),
+			PlanID: e.side.approved, TaskID: ev.TaskID, Result: compose.TaskResult{Success: ev.Kind != scenarios.EventTaskFailed}})
 	}
 }
 

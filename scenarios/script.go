@@ -14,7 +14,8 @@ const (
 
 // String names the kind for logs and test failures.
 func (k StepKind) String() string {
-	if names := [...]string{StepThinking: "thinking", StepText: "text", StepToolArgs: "tool-args"}; int(k) < len(names) && names[k] != "" {
+	names := [...]string{StepThinking: "thinking", StepText: "text", StepToolArgs: "tool-args"}
+	if int(k) < len(names) && names[k] != "" {
 		return names[k]
 	}
 	return "unknown"
