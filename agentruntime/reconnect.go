@@ -40,7 +40,8 @@ type canvasExec struct {
 	id        string
 	workflow  string
 	cancelRun context.CancelCauseFunc
-	first     *clientStream // the execute request's own stream
+	first     *clientStream     // the execute request's own stream
+	w         *simcanvas.Writer // the run's writer, which names the frame each Write takes
 
 	mu       sync.Mutex
 	frames   []bufferedFrame
@@ -80,17 +81,16 @@ func (s *Server) resumable(rn *run, r *http.Request) (*canvasExec, func()) {
 // Write takes one frame (the Writer writes one per call), keeps it when it is of a buffered kind
 // and forwards it to the attached stream. It never fails: the run goes on without a client.
 func (x *canvasExec) Write(p []byte) (int, error) {
-	typ, id := frameTypeID(p)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.released {
 		return len(p), nil
 	}
-	if id > 0 {
-		x.lastID = id
-	}
-	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.s.opts.Faults.has("replay-live-only")) {
-		x.keep(id, p)
+	if typ := x.w.Type; typ != "" {
+		x.lastID = x.w.EventID()
+		if !simcanvas.LiveOnly(typ) || x.s.opts.Faults.has("replay-live-only") {
+			x.keep(x.lastID, p)
+		}
 	}
 	if x.attached != nil {
 		_, _ = x.attached.Write(p)
@@ -275,27 +275,6 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-// frameTypeID reads a Writer frame's event id and envelope type, aliasing p (it runs per frame).
-func frameTypeID(p []byte) (typ []byte, id int64) {
-	rest, ok := bytes.CutPrefix(p, []byte("id: "))
-	if !ok {
-		return nil, 0
-	}
-	for len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' && id < 1<<58 {
-		id = id*10 + int64(rest[0]-'0')
-		rest = rest[1:]
-	}
-	rest, ok = bytes.CutPrefix(rest, []byte("\ndata: {\"type\":\""))
-	if !ok {
-		return nil, id
-	}
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
-		return nil, id
-	}
-	return rest[:end], id
 }
 
 var _ io.Writer = (*canvasExec)(nil)

@@ -26,13 +26,15 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id) // the id cancels and reconnects name
 	s.runs.add(rn.id, &runEntry{agentID: rn.dep.Slug, stop: rn.cancel})
 	defer s.runs.remove(rn.id)
-	var out io.Writer = rn.cs
-	if body.Resumable {
-		x, ended := s.resumable(rn, r)
-		defer ended()
-		out = x
+	if !body.Resumable {
+		rn.execute(newSimCanvasEmitter(rn, rn.cs, false))
+		return
 	}
-	rn.execute(newSimCanvasEmitter(rn, out, body.Resumable))
+	x, ended := s.resumable(rn, r)
+	defer ended()
+	e := newSimCanvasEmitter(rn, x, true)
+	x.w = e.w
+	rn.execute(e)
 }
 
 // simCanvasEmitter writes execution events, always opted in; a PII-redacted block streams
