@@ -44,7 +44,7 @@ func (s *Server) handleLangGraph(w http.ResponseWriter, r *http.Request) {
 		if !s.lgThreads.add(thread, struct{}{}) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusConflict)
-			_, _ = fmt.Fprintf(w, `{"detail":"Thread %s is busy with another run (multitask_strategy reject)"}`+"\n", thread)
+			_ = json.NewEncoder(w).Encode(map[string]string{"detail": "Thread " + thread + " is busy with another run (multitask_strategy reject)"})
 			return
 		}
 		defer s.lgThreads.remove(thread)
