@@ -68,20 +68,15 @@ func (s *Scenario) Render(seed uint64) *Script {
 // result may be prev itself, overwritten: the caller must not hold prev's Turns or Steps slices
 // (strings taken from them stay valid).
 func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
+	script := cmp.Or(prev, new(Script))
 	var spare [][]Step
-	if prev != nil {
-		for i := range prev.Turns {
-			if steps := prev.Turns[i].Steps; cap(steps) > 0 {
-				clear(steps[:cap(steps)]) // drop the old texts, so they can be collected
-				spare = append(spare, steps[:0])
-			}
+	for i := range script.Turns {
+		if steps := script.Turns[i].Steps; cap(steps) > 0 {
+			clear(steps[:cap(steps)]) // drop the old texts, so they can be collected
+			spare = append(spare, steps[:0])
 		}
 	}
-	script := &Script{Scenario: s.Name, Seed: seed, Client: s.Client}
-	if prev != nil {
-		*prev = Script{Scenario: s.Name, Seed: seed, Client: s.Client, Turns: prev.Turns[:0]}
-		script = prev
-	}
+	*script = Script{Scenario: s.Name, Seed: seed, Client: s.Client, Turns: script.Turns[:0]}
 	for ti, turn := range s.Turns {
 		if f := s.Faults.HTTPError; f != nil && f.Turn == ti {
 			script.Turns = append(script.Turns, ScriptTurn{
