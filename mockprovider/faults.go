@@ -3,7 +3,6 @@ package mockprovider
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -187,14 +186,15 @@ func swapFinishReasons(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte(`"finish_reason":"@"`), []byte(`"finish_reason":"tool_calls"`))
 }
 
-// faultWriter rewrites each Write (whole frames each); it is in the stream only with a fault.
+// faultWriter writes a faulty response's body through the rewrite, each Write whole frames (or
+// the whole answer); it is in the response only with a fault.
 type faultWriter struct {
-	w       io.Writer
+	http.ResponseWriter
 	rewrite func([]byte) []byte
 }
 
-func (f *faultWriter) Write(p []byte) (int, error) {
-	if _, err := f.w.Write(f.rewrite(p)); err != nil {
+func (f faultWriter) Write(p []byte) (int, error) {
+	if _, err := f.ResponseWriter.Write(f.rewrite(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -221,11 +221,3 @@ func (f Fault) step(turn *scenarios.ScriptTurn, step *scenarios.Step) *scenarios
 	changed.Text = string(first) + step.Text[1:]
 	return &changed
 }
-
-// faultResponseWriter writes a faulty stream's body bytes through the rewrite.
-type faultResponseWriter struct {
-	http.ResponseWriter
-	fw *faultWriter
-}
-
-func (f faultResponseWriter) Write(p []byte) (int, error) { return f.fw.Write(p) }

@@ -276,7 +276,7 @@ func (q *request) stream(base time.Time) {
 	fault := s.opts.Fault
 	var w http.ResponseWriter = q.w
 	if rewrite := fault.rewriter(q.wire.name, false); rewrite != nil {
-		w = faultResponseWriter{ResponseWriter: q.w, fw: &faultWriter{w: q.w, rewrite: rewrite}}
+		w = faultWriter{q.w, rewrite}
 	}
 	includeUsage := q.parsed.IncludeUsage && !(fault == FaultOpenAINoUsage && q.wire.name == "openai")
 	setStreamHeaders(q.w)
@@ -406,7 +406,7 @@ func (q *request) respond(base time.Time) {
 	q.w.Header().Set("Content-Type", "application/json")
 	var w io.Writer = q.w
 	if rewrite := fault.rewriter(q.wire.name, true); rewrite != nil {
-		w = &faultWriter{w: q.w, rewrite: rewrite}
+		w = faultWriter{q.w, rewrite}
 	}
 	if err := q.wire.writeResponse(w, turn, q.meta()); err != nil {
 		q.writeFailed(err)
