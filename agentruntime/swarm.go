@@ -21,16 +21,6 @@ import (
 // its own whose provider requests name it, so the mock records (and checks the cancellation of)
 // every child turn.
 
-// swarmEmitter is implemented by emitters whose dialect streams swarm children (compose).
-type swarmEmitter interface {
-	childStart(c *childRun)
-	childDelta(c *childRun, text string)
-	childToolStart(c *childRun, t *toolRun)
-	childToolEnd(c *childRun, t *toolRun)
-	childDone(c *childRun)
-	childError(c *childRun, msg string)
-}
-
 type childRun struct {
 	// runKey is the child's key on the wire and its sub-agent id (its scripted name);
 	// parentRunID the parent child's runKey, or the run id under the root run; chain the run
@@ -48,12 +38,12 @@ type childRun struct {
 // before it settles; abandon is closed when the run's goroutine stops listening.
 type swarm struct {
 	rn          *run
-	events      chan func(swarmEmitter)
+	events      chan func(*composeEmitter)
 	abandon     chan struct{}
 	abandonOnce sync.Once
 }
 
-func (sw *swarm) send(ev func(swarmEmitter)) {
+func (sw *swarm) send(ev func(*composeEmitter)) {
 	select {
 	case sw.events <- ev:
 	case <-sw.abandon:
@@ -80,7 +70,7 @@ func delegation(t *toolRun) []scenarios.SimChild {
 // runTurnTools runs a turn's tools (or delegations) in parallel, writing all their frames through
 // em on the run's goroutine, the stream's single writer; a cancelled ctx settles them at once.
 func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
-	sw := &swarm{rn: rn, events: make(chan func(swarmEmitter)), abandon: make(chan struct{})}
+	sw := &swarm{rn: rn, events: make(chan func(*composeEmitter)), abandon: make(chan struct{})}
 	defer sw.abandonOnce.Do(func() { close(sw.abandon) })
 	for _, t := range calls {
 		em.toolStart(t)
@@ -93,8 +83,8 @@ func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 			settled <- t
 		}()
 	}
-	sem, _ := em.(swarmEmitter)
-	relay := func(ev func(swarmEmitter)) {
+	sem, _ := em.(*composeEmitter) // the one dialect that streams swarm children
+	relay := func(ev func(*composeEmitter)) {
 		if sem != nil {
 			ev(sem)
 		}
@@ -141,11 +131,7 @@ func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *chi
 		}
 		c.chain = append(slices.Clip(c.chain), c.runKey)
 		c.depth = len(c.chain) - 1
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sw.runChild(ctx, c, rn.s.toolTime(sc.DelayMs))
-		}()
+		wg.Go(func() { sw.runChild(ctx, c, rn.s.toolTime(sc.DelayMs)) })
 	}
 	all := make(chan struct{})
 	go func() { wg.Wait(); close(all) }()
@@ -175,14 +161,14 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 	}
 	rn := sw.rn
 	c.started = time.Now()
-	sw.send(func(em swarmEmitter) { em.childStart(c) })
+	sw.send(func(em *composeEmitter) { em.childStart(c) })
 	// The directive names the child too: a gateway may drop ChildHeader.
 	input, _ := scenarios.WithChild(rn.input, c.path)
 	msgs := []protocol.Message{{Role: "user", Text: input}}
 	for turn := 0; ; turn++ {
 		if turn >= rn.s.opts.MaxTurns {
 			msg := fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns)
-			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
+			sw.send(func(em *composeEmitter) { _ = em.w.ChildError(c.runKey, msg) })
 			return
 		}
 		text, calls, err := sw.childTurn(ctx, c, msgs)
@@ -191,17 +177,17 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 			if ctx.Err() != nil {
 				msg = "cancelled"
 			}
-			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
+			sw.send(func(em *composeEmitter) { _ = em.w.ChildError(c.runKey, msg) })
 			return
 		}
 		if len(calls) == 0 {
-			sw.send(func(em swarmEmitter) { em.childDone(c) })
+			sw.send(func(em *composeEmitter) { em.childDone(c) })
 			return
 		}
 		c.toolBatches++
 		sw.childTools(ctx, c, calls)
 		if ctx.Err() != nil {
-			sw.send(func(em swarmEmitter) { em.childError(c, "cancelled") })
+			sw.send(func(em *composeEmitter) { _ = em.w.ChildError(c.runKey, "cancelled") })
 			return
 		}
 		msgs = appendToolTurn(msgs, text, calls)
@@ -210,13 +196,15 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 
 func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
 	for _, t := range calls {
-		sw.send(func(em swarmEmitter) { em.childToolStart(c, t) })
+		sw.send(func(em *composeEmitter) { _ = em.w.ChildToolStart(c.runKey, t.Name, t.input()) })
 	}
 	var wg sync.WaitGroup
 	for _, t := range calls {
 		wg.Go(func() {
 			sw.settle(ctx, t, c)
-			sw.send(func(em swarmEmitter) { em.childToolEnd(c, t) })
+			sw.send(func(em *composeEmitter) {
+				_ = em.w.ChildToolEnd(c.runKey, t.Name, t.Status != scenarios.OutcomeSuccess, t.Result)
+			})
 		})
 	}
 	wg.Wait()
@@ -254,7 +242,7 @@ func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Mes
 		text: func(piece string) {
 			if piece != "" {
 				text.WriteString(piece)
-				sw.send(func(em swarmEmitter) { em.childDelta(c, piece) })
+				sw.send(func(em *composeEmitter) { em.childDelta(c, piece) })
 			}
 		},
 		usage: &c.usage,
@@ -294,14 +282,6 @@ func (e *composeEmitter) childDelta(c *childRun, text string) {
 	_ = e.w.ChildDelta(c.runKey, text)
 }
 
-func (e *composeEmitter) childToolStart(c *childRun, t *toolRun) {
-	_ = e.w.ChildToolStart(c.runKey, t.Name, t.input())
-}
-
-func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {
-	_ = e.w.ChildToolEnd(c.runKey, t.Name, t.Status != scenarios.OutcomeSuccess, t.Result)
-}
-
 func (e *composeEmitter) childDone(c *childRun) {
 	f := e.rn.faults
 	if e.rn.once("child-no-done") {
@@ -325,9 +305,3 @@ func (e *composeEmitter) childDone(c *childRun) {
 		_ = e.w.ChildDelta(c.runKey, " (late)")
 	}
 }
-
-func (e *composeEmitter) childError(c *childRun, msg string) {
-	_ = e.w.ChildError(c.runKey, msg)
-}
-
-var _ swarmEmitter = (*composeEmitter)(nil)
