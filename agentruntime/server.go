@@ -173,7 +173,6 @@ func New(opts Options) (*Server, error) {
 // newProviderTransport pools provider connections (with h2c, a few multiplexed ones).
 func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	t := &http.Transport{
-		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 1024,
@@ -181,9 +180,8 @@ func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 		IdleConnTimeout:     90 * time.Second,
 	}
 	if h2c {
-		p := new(http.Protocols)
-		p.SetUnencryptedHTTP2(true)
-		t.Protocols = p
+		t.Protocols = new(http.Protocols)
+		t.Protocols.SetUnencryptedHTTP2(true)
 	}
 	return t
 }
