@@ -216,10 +216,9 @@ func (q *request) prepareEndpoint() bool {
 	if sc, ok := q.srv.opts.Library.Get("plain-answer"); ok {
 		timing = sc.Timing
 	}
-	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
-	q.ref.update(func(rec *mockrecords.Record) { rec.PromptDigests = digests })
 	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
-	q.ref.update(func(rec *mockrecords.Record) { rec.Scenario, rec.Seed = sc.Name, q.seq })
+	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
+	q.ref.update(func(rec *mockrecords.Record) { rec.Scenario, rec.Seed, rec.PromptDigests = sc.Name, q.seq, digests })
 	// Not cached: the scenario is new for every request.
 	q.script = sc.Render(q.seq)
 	q.turn = &q.script.Turns[0]
