@@ -154,11 +154,8 @@ func New(opts Options) (*Server, error) {
 	s.mux = s.routes()
 	p := new(http.Protocols)
 	p.SetHTTP1(true)
-	if opts.TLS != nil {
-		p.SetHTTP2(true)
-	} else {
-		p.SetUnencryptedHTTP2(true)
-	}
+	p.SetHTTP2(opts.TLS != nil)
+	p.SetUnencryptedHTTP2(opts.TLS == nil)
 	s.hs = &http.Server{
 		Handler:           s.mux,
 		Protocols:         p,
