@@ -153,16 +153,18 @@ func ParseFault(name string) (Fault, error) {
 	return "", fmt.Errorf("unknown fault %q; known faults: %s", name, strings.Join(names, ", "))
 }
 
-// rewriter is the fault's rewrite on wireName of a stream, or of a non-streaming answer (nil: none).
-func (f Fault) rewriter(wireName string, answer bool) func([]byte) []byte {
+// writer is w with the fault's rewrite on wireName of a stream, or of a non-streaming answer
+// (w itself when there is none).
+func (f Fault) writer(w http.ResponseWriter, wireName string, answer bool) http.ResponseWriter {
 	spec := faultSpecs[f]
-	switch {
-	case spec.wire != wireName:
-		return nil
-	case answer:
-		return answerFaults[f]
+	rewrite := spec.rewrite
+	if answer {
+		rewrite = answerFaults[f]
 	}
-	return spec.rewrite
+	if spec.wire != wireName || rewrite == nil {
+		return w
+	}
+	return faultWriter{w, rewrite}
 }
 
 func replace(old, new string) func([]byte) []byte {

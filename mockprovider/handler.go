@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -273,13 +272,9 @@ func (q *request) stream(base time.Time) {
 	s := q.srv
 	rc := http.NewResponseController(q.w)
 	fault := s.opts.Fault
-	var w http.ResponseWriter = q.w
-	if rewrite := fault.rewriter(q.wire.name, false); rewrite != nil {
-		w = faultWriter{q.w, rewrite}
-	}
 	includeUsage := q.parsed.IncludeUsage && !(fault == FaultOpenAINoUsage && q.wire.name == "openai")
 	setStreamHeaders(q.w)
-	sw := q.wire.newStream(w, q.meta(), includeUsage)
+	sw := q.wire.newStream(fault.writer(q.w, q.wire.name, false), q.meta(), includeUsage)
 
 	if !q.flushed(rc, sw.Start()) {
 		return
@@ -403,11 +398,7 @@ func (q *request) respond(base time.Time) {
 		return
 	}
 	q.w.Header().Set("Content-Type", "application/json")
-	var w io.Writer = q.w
-	if rewrite := fault.rewriter(q.wire.name, true); rewrite != nil {
-		w = faultWriter{q.w, rewrite}
-	}
-	if err := q.wire.writeResponse(w, turn, q.meta()); err != nil {
+	if err := q.wire.writeResponse(fault.writer(q.w, q.wire.name, true), turn, q.meta()); err != nil {
 		q.writeFailed(err)
 		return
 	}
