@@ -403,10 +403,7 @@ func (q *request) respond(base time.Time) {
 		return
 	}
 	q.firstByte(time.Now())
-	for i := range turn.Steps {
-		q.tokens += turn.Steps[i].Tokens
-	}
-	q.frames = 1
+	q.tokens, q.frames = turn.OutputTokens, 1
 	q.finish(mockrecords.OutcomeCompleted, http.StatusOK, "")
 }
 
