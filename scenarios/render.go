@@ -135,15 +135,13 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn,
 	}
 	timing := rng(seed, ns+"timing", ti)
 	var at time.Duration
-	first := true
 	for _, seg := range segments {
 		start := 0
 		for i := 0; i < len(seg.cuts); {
 			step := Step{Kind: seg.kind, Tool: seg.tool}
 			for ; i < len(seg.cuts) && step.Tokens < perFrame; i++ {
-				if first {
+				if len(st.Steps) == 0 && step.Tokens == 0 { // the turn's first token
 					at = s.Timing.TimeToFirstToken.Sample(timing)
-					first = false
 				} else {
 					at += s.Timing.InterToken.Sample(timing)
 				}
