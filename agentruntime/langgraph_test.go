@@ -40,7 +40,8 @@ func TestLangGraphBusyThread(t *testing.T) {
 		t.Errorf("second run on the busy thread: %d %s, want 409", resp.StatusCode, b)
 	}
 	var busy struct{ Detail string }
-	if err := json.Unmarshal(b, &busy); err != nil || !strings.Contains(busy.Detail, `Thread 3f4c64e0-f792-4a5e-aa07-"a4404e06e0bd is busy`) {
+	const detail = `Thread 3f4c64e0-f792-4a5e-aa07-"a4404e06e0bd is busy`
+	if err := json.Unmarshal(b, &busy); err != nil || !strings.Contains(busy.Detail, detail) {
 		t.Errorf("the 409's body %s (%v): want JSON whose detail names the thread", b, err)
 	}
 	first.Body.Close()
