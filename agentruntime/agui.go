@@ -43,10 +43,6 @@ type aguiEmitter struct {
 	calls            []*toolRun
 	ended            map[string]bool // tool calls whose TOOL_CALL_END was sent
 	deltas           int
-	droppedText      bool
-	droppedReasoning bool
-	droppedTool      bool
-	droppedStep      bool
 }
 
 func (e *aguiEmitter) id(kind string) string {
@@ -55,7 +51,6 @@ func (e *aguiEmitter) id(kind string) string {
 
 func (e *aguiEmitter) open() {
 	agui.SetResponseHeaders(e.rn.w.Header())
-	e.rn.w.WriteHeader(http.StatusOK)
 	if !e.rn.faults.has("agui-no-run-started") {
 		_ = e.w.RunStarted(e.threadID, e.runID)
 	}
@@ -97,7 +92,7 @@ func (e *aguiEmitter) endReasoning() {
 	if e.reasonID == "" {
 		return
 	}
-	if !dropOnce(e.rn.faults.has("agui-open-reasoning"), &e.droppedReasoning) { // the fault: the message is never ended
+	if !e.rn.once("agui-open-reasoning") { // the fault: the message is never ended
 		_ = e.w.ReasoningMessageEnd(e.reasonID)
 	}
 	_ = e.w.ReasoningEnd(e.reasonID)
@@ -118,7 +113,7 @@ func (e *aguiEmitter) text(text string) {
 }
 
 func (e *aguiEmitter) endText() {
-	if e.textID != "" && !dropOnce(e.rn.faults.has("agui-open-message"), &e.droppedText) { // the fault: never ended
+	if e.textID != "" && !e.rn.once("agui-open-message") { // the fault: never ended
 		_ = e.w.TextEnd(e.textID)
 	}
 	e.textID = ""
@@ -145,7 +140,7 @@ func (e *aguiEmitter) endCalls() {
 			continue
 		}
 		e.ended[t.ID] = true
-		if !dropOnce(e.rn.faults.has("agui-open-tool"), &e.droppedTool) { // the fault: the call is never ended
+		if !e.rn.once("agui-open-tool") { // the fault: the call is never ended
 			_ = e.w.ToolEnd(t.ID)
 		}
 	}
@@ -159,7 +154,7 @@ func (e *aguiEmitter) turnEnd(bool) {
 }
 
 func (e *aguiEmitter) endStep() {
-	if e.step != "" && !dropOnce(e.rn.faults.has("agui-open-step"), &e.droppedStep) { // the fault: never finished
+	if e.step != "" && !e.rn.once("agui-open-step") { // the fault: never finished
 		_ = e.w.StepFinished(e.step)
 	}
 	e.step = ""

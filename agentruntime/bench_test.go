@@ -162,7 +162,7 @@ func benchRelay(b *testing.B, wire, scenario string, streams int, scale float64)
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := rt.wires[wire]
+	w := rt.opts.Wires[wire]
 	const decodeRounds = 200
 	before := cpuTime(b)
 	var ev protocol.ModelEvent

@@ -317,32 +317,36 @@ func TestCanvasReconnectBadRequests(t *testing.T) {
 	}
 }
 
-func TestFrameTypeID(t *testing.T) {
+// TestWriterFrameType: what a resumable execution reads of each frame the Writer writes.
+func TestWriterFrameType(t *testing.T) {
 	t.Parallel()
+	var w *simcanvas.Writer
+	var typ []string
+	var ids []int64
+	w = simcanvas.NewWriter(writerFunc(func(p []byte) (int, error) {
+		typ, ids = append(typ, w.Type), append(ids, w.EventID())
+		return len(p), nil
+	}), "exec", "wf")
+	w.IDs = true
 	for _, tc := range []struct {
-		frame string
+		write func() error
 		typ   string
 		id    int64
 	}{
 		// A frame as the Writer writes it with IDs.
-		{"id: 12\ndata: {\"type\":\"block:completed\",\"timestamp\":\"x\"}\n\n", "block:completed", 12},
-		// The end marker has neither.
-		{"data: [DONE]\n\n", "", 0},
-		// A raw fault frame without an id.
-		{"data: {\"type\":\"stream:chunk\"}\n\n", "", 0},
+		{func() error { return w.BlockCompleted("b", nil, 0) }, "block:completed", 1},
+		// The end marker has no type.
+		{w.Done, "", 1},
+		// Nor has a raw fault frame.
+		{func() error { return w.Raw([]byte(`{"type":"stream:chunk"}`)) }, "", 1},
 	} {
-		typ, id := frameTypeID([]byte(tc.frame))
-		if string(typ) != tc.typ || id != tc.id {
-			t.Errorf("frameTypeID(%q) = %q, %d; want %q, %d", tc.frame, typ, id, tc.typ, tc.id)
+		typ, ids = nil, nil
+		if err := tc.write(); err != nil || len(typ) != 1 || typ[0] != tc.typ || (tc.typ != "" && ids[0] != tc.id) {
+			t.Errorf("frame types %q, ids %v, err %v; want %q, %d", typ, ids, err, tc.typ, tc.id)
 		}
 	}
 }
 
-// BenchmarkFrameTypeID: the per-frame cost of a resumable execution's buffer (0 allocs).
-func BenchmarkFrameTypeID(b *testing.B) {
-	frame := []byte("id: 7\ndata: {\"type\":\"stream:chunk\",\"timestamp\":\"x\"}\n\n")
-	b.ReportAllocs()
-	for b.Loop() {
-		frameTypeID(frame)
-	}
-}
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -19,15 +19,10 @@ type ModelInfo struct {
 	Thinking bool   `yaml:"thinking" json:"thinking"` // says whether the model exposes thinking at all (R-thinking-capability).
 }
 
-// modelsFile is models.yaml's shape (and the optional "models:" list of a deployments file).
-type modelsFile struct {
-	Models []ModelInfo `yaml:"models"`
-}
-
 // modelThinking maps model names to whether they think: the embedded registry with extra (a
 // deployments file's) entries added or replaced. It panics on a broken embedded file.
 func modelThinking(name string, extra []ModelInfo) (map[string]bool, error) {
-	var f modelsFile
+	var f deploymentsFile // models.yaml is a deployments file's "models:" list alone
 	if err := yaml.UnmarshalWithOptions(defaultModelsYAML, &f, yaml.Strict()); err != nil {
 		panic(fmt.Sprintf("agentruntime: embedded models.yaml is invalid: %v", err))
 	}

@@ -1,6 +1,7 @@
 package agentruntime
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 
@@ -49,20 +50,17 @@ func (s *Server) stopRun(w http.ResponseWriter, e *runEntry, body string) {
 // composeEmitter writes the compose agent stream: text live and never reset, thinking bracketed,
 // tool arguments as generated, timing marks, and a receipt after the terminal.
 type composeEmitter struct {
-	rn                               *run
-	w                                *compose.Writer
-	inThinking                       bool
-	firstText                        bool
-	droppedEnd                       bool
-	side                             composeSide // plan approval and conclave state (plan.go)
-	mangled                          []string    // Swarm fault state (swarm.go).
-	droppedChildDone, deltaAfterDone bool
-	heldChildDone                    *compose.ChildDone
+	rn            *run
+	w             *compose.Writer
+	inThinking    bool
+	firstText     bool
+	side          composeSide // plan approval and conclave state (plan.go)
+	mangled       []string    // Swarm fault state (swarm.go).
+	heldChildDone *compose.ChildDone
 }
 
 func (e *composeEmitter) open() {
 	compose.SetResponseHeaders(e.rn.w.Header(), e.rn.id)
-	e.rn.w.WriteHeader(http.StatusOK)
 	// The runtime has no memory service: its memory phase is empty but still marked.
 	_ = e.w.Timing(compose.MarkMSMStart, e.rn.elapsedMs())
 	_ = e.w.Timing(compose.MarkMSMEnd, e.rn.elapsedMs())
@@ -117,19 +115,16 @@ func (e *composeEmitter) toolStart(t *toolRun) {
 }
 
 func (e *composeEmitter) toolEnd(t *toolRun) {
-	if dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
+	if e.rn.once("unbalanced-tool") {
 		return
 	}
-	ok := t.Status == scenarios.OutcomeSuccess
-	msg := t.Name + " completed"
-	switch t.Status {
-	case scenarios.OutcomeError:
-		msg = t.Name + " failed"
-	case scenarios.OutcomeCancelled:
-		msg = t.Name + " cancelled"
-	}
-	_ = e.w.ToolEnd(t.Name, ok, t.Result, msg, compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
+	msg := t.Name + " " + cmp.Or(toolEndings[t.Status], "completed")
+	_ = e.w.ToolEnd(t.Name, t.Status == scenarios.OutcomeSuccess, t.Result, msg,
+		compose.Display{Kind: "tool", Name: t.Name, Summary: msg})
 }
+
+// toolEndings end a tool_end's message by the tool's status; a success's is "completed".
+var toolEndings = map[scenarios.Outcome]string{scenarios.OutcomeError: "failed", scenarios.OutcomeCancelled: "cancelled"}
 
 func (e *composeEmitter) finish(res *runResult) {
 	f := e.rn.faults
@@ -141,7 +136,9 @@ func (e *composeEmitter) finish(res *runResult) {
 			_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 		}
 		_ = e.w.DoneEvent(e.rn.dep.Model, res.usage)
-		e.afterDone()
+		if e.heldChildDone != nil { // what the done-before-children fault held back
+			_ = e.w.ChildDone(*e.heldChildDone)
+		}
 	case outcomeStopped:
 		_ = e.w.Stopped(compose.ReasonUserStop, res.usage)
 	default:

@@ -56,9 +56,6 @@ type Deployments struct {
 
 // Lookup returns the deployment named slug.
 func (ds *Deployments) Lookup(slug string) (*Deployment, bool) {
-	if ds == nil {
-		return nil, false
-	}
 	i, ok := ds.bySlug[slug]
 	if !ok {
 		return nil, false
@@ -68,17 +65,11 @@ func (ds *Deployments) Lookup(slug string) (*Deployment, bool) {
 
 // All returns a copy of every deployment in file order.
 func (ds *Deployments) All() []Deployment {
-	if ds == nil {
-		return nil
-	}
 	return slices.Clone(ds.list)
 }
 
 // Slugs returns every deployment's slug in file order.
 func (ds *Deployments) Slugs() []string {
-	if ds == nil {
-		return nil
-	}
 	out := make([]string, len(ds.list))
 	for i := range ds.list {
 		out[i] = ds.list[i].Slug

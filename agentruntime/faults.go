@@ -168,11 +168,12 @@ func FaultHelp() string {
 	return b.String()
 }
 
-// dropOnce reports whether fault drops this frame: the first time only, once per run.
-func dropOnce(fault bool, dropped *bool) bool {
-	if fault && !*dropped {
-		*dropped = true
-		return true
+// once reports whether the switch named name is on and fires for the first time in rn's run
+// (a fault that breaks one frame of each stream).
+func (rn *run) once(name string) bool {
+	if !rn.faults.has(name) || rn.fired&faultBits[name] != 0 {
+		return false
 	}
-	return false
+	rn.fired |= faultBits[name]
+	return true
 }

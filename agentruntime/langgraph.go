@@ -44,7 +44,7 @@ func (s *Server) handleLangGraph(w http.ResponseWriter, r *http.Request) {
 		if !s.lgThreads.add(thread, struct{}{}) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusConflict)
-			_, _ = fmt.Fprintf(w, `{"detail":"Thread %s is busy with another run (multitask_strategy reject)"}`+"\n", thread)
+			_ = json.NewEncoder(w).Encode(map[string]string{"detail": "Thread " + thread + " is busy with another run (multitask_strategy reject)"})
 			return
 		}
 		defer s.lgThreads.remove(thread)
@@ -77,9 +77,8 @@ type langGraphEmitter struct {
 	aiID      string // the current turn's AI message.
 	aiText    strings.Builder
 	lastChunk string
-	calls     []langgraph.ToolCall
-	callArgs  []strings.Builder
-	tools     []langgraph.Message // the current turn's tool messages, for the tools node's update.
+	calls     []langgraph.ToolCall // Args as streamed so far.
+	tools     []langgraph.Message  // the current turn's tool messages, for the tools node's update.
 }
 
 func (e *langGraphEmitter) message(m *langgraph.Message, node string) {
@@ -91,7 +90,6 @@ func (e *langGraphEmitter) open() {
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Location", "/runs/"+e.rn.id)
-	e.rn.w.WriteHeader(http.StatusOK)
 	e.w.DescendingIDs = e.rn.faults.has("langgraph-bad-id")
 	if !e.rn.faults.has("langgraph-no-metadata") {
 		_ = e.w.Metadata(e.rn.id, 1)
@@ -105,7 +103,7 @@ func (e *langGraphEmitter) modelStart(int) {
 	e.aiID = "run-" + newUUID()
 	e.aiText.Reset()
 	e.lastChunk = ""
-	e.calls, e.callArgs = nil, nil
+	e.calls = nil
 }
 
 func (e *langGraphEmitter) thinking(string) {}
@@ -125,14 +123,14 @@ func (e *langGraphEmitter) toolArgs(t *toolRun, piece string) {
 	ch := langgraph.ToolCallChunk{Args: &piece, Index: &index, Type: "tool_call_chunk"}
 	for len(e.calls) <= t.Index {
 		e.calls = append(e.calls, langgraph.ToolCall{})
-		e.callArgs = append(e.callArgs, strings.Builder{})
 	}
-	if e.calls[t.Index].ID == "" {
+	call := &e.calls[t.Index]
+	if call.ID == "" {
 		id, name := t.ID, t.Name
 		ch.ID, ch.Name = &id, &name
-		e.calls[t.Index] = langgraph.ToolCall{ID: t.ID, Name: t.Name, Type: "tool_call"}
+		*call = langgraph.ToolCall{ID: t.ID, Name: t.Name, Type: "tool_call"}
 	}
-	e.callArgs[t.Index].WriteString(piece)
+	call.Args = append(call.Args, piece...)
 	e.message(&langgraph.Message{Type: langgraph.TypeAIChunk, ID: e.aiID, Content: langgraph.TextContent(""),
 		ToolCallChunks: []langgraph.ToolCallChunk{ch}}, "agent")
 }
@@ -144,12 +142,10 @@ func (e *langGraphEmitter) turnEnd(bool) {
 		text = strings.TrimSuffix(text, e.lastChunk)
 	}
 	ai := langgraph.Message{Type: langgraph.TypeAI, ID: e.aiID, Content: langgraph.TextContent(text)}
-	for i, c := range e.calls {
-		args := json.RawMessage(e.callArgs[i].String())
-		if !json.Valid(args) {
-			args = json.RawMessage("{}")
+	for _, c := range e.calls {
+		if !json.Valid(c.Args) {
+			c.Args = json.RawMessage("{}")
 		}
-		c.Args = args
 		ai.ToolCalls = append(ai.ToolCalls, c)
 	}
 	e.state.Messages = append(e.state.Messages, ai)

@@ -22,7 +22,8 @@ func TestLangGraphBusyThread(t *testing.T) {
 			Input: &langgraph.Input{Messages: []langgraph.InputMessage{{Role: "user", Content: directive(scenario, 1, session)}}}})
 		return string(b)
 	}
-	const path = "/threads/3f4c64e0-f792-4a5e-aa07-a4404e06e0bd/runs/stream"
+	// The thread id has a quote, which the 409's JSON body must escape.
+	const path = "/threads/3f4c64e0-f792-4a5e-aa07-%22a4404e06e0bd/runs/stream"
 	req, _ := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(body("long-answer", "lg-1", "cancel")))
 	req.Header.Set("Content-Type", "application/json")
 	first, err := e.client.Do(req)
@@ -37,6 +38,11 @@ func TestLangGraphBusyThread(t *testing.T) {
 	resp, b := e.post(path, nil, body("plain-answer", "lg-2", "cancel"))
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), "busy") {
 		t.Errorf("second run on the busy thread: %d %s, want 409", resp.StatusCode, b)
+	}
+	var busy struct{ Detail string }
+	const detail = `Thread 3f4c64e0-f792-4a5e-aa07-"a4404e06e0bd is busy`
+	if err := json.Unmarshal(b, &busy); err != nil || !strings.Contains(busy.Detail, detail) {
+		t.Errorf("the 409's body %s (%v): want JSON whose detail names the thread", b, err)
 	}
 	first.Body.Close()
 	eventually(t, 5*time.Second, "the thread is free again", func() bool {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // only appends frames to run.cs (whose write failures cancel the run): the loop flushes before
 // every wait, so a burst of provider frames goes out in one write.
 type emitter interface {
-	open()                             // the response headers and the opening frames (execute flushes them).
+	open()                             // the response headers and the opening frames (execute sends them with the 200).
 	modelStart(turn int)               // before each provider turn is requested.
 	thinking(text string)              // a piece of thinking text.
 	text(text string)                  // a piece of answer (or preamble) text.
@@ -62,6 +63,7 @@ type run struct {
 	started time.Time
 	id      string
 	faults  *Faults
+	fired   uint64      // the switches once has fired, as Faults' bits.
 	header  http.Header // carries the X-Streambench-* request headers to the provider.
 	input   string
 
@@ -126,7 +128,8 @@ func (rn *run) execute(em emitter) {
 	defer rn.cancel(nil)
 
 	em.open()
-	rn.flush()
+	rn.w.WriteHeader(http.StatusOK)
+	_ = rn.cs.flush(true)
 	rn.cs.startHeartbeat()
 	defer rn.cs.close()
 
@@ -146,15 +149,13 @@ func (rn *run) execute(em emitter) {
 		}
 		return
 	case outcomeFailed:
-		var (
-			pe *protocol.ProviderError
-			cf *providerConnError
-		)
-		if errors.As(res.err, &cf) && !errors.As(res.err, &pe) { // a reset, a cut stream, bytes that do not decode
-			s.log.Warn("run failed: provider connection", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
-		} else { // the provider's (most often scripted) error, a rejected plan
-			s.log.Info("run failed", "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
+		// A connection's failure warns (a reset, a cut stream, bytes that do not decode); the
+		// provider's (most often scripted) error or a rejected plan is information.
+		level, msg := slog.LevelInfo, "run failed"
+		if errors.As(res.err, new(*providerConnError)) && !errors.As(res.err, new(*protocol.ProviderError)) {
+			level, msg = slog.LevelWarn, "run failed: provider connection"
 		}
+		s.opts.Logger.Log(context.Background(), level, msg, "dialect", rn.dialect, "deployment", rn.dep.Slug, "err", res.err)
 	}
 	em.finish(res)
 	rn.flush()
@@ -201,7 +202,7 @@ func (rn *run) loop(em emitter) *runResult {
 			return &runResult{outcome: outcomeDone, finalText: rn.finalOutputText(text), tools: res.tools}
 		}
 		em.turnEnd(false)
-		rn.notePreamble(text)
+		rn.seeds.preambles.WriteString(text)
 		res.tools = append(res.tools, calls...)
 		toolCtx, expire := rn.toolContext(calls)
 		rn.runTurnTools(toolCtx, em, calls)
@@ -264,7 +265,7 @@ type turnSink struct {
 // and returns its tool calls; a transport or decoding failure is a providerConnError.
 func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink turnSink) ([]*toolRun, error) {
 	s := rn.s
-	wire := s.wires[rn.dep.Wire]
+	wire := s.opts.Wires[rn.dep.Wire]
 	base := cmp.Or(rn.dep.Provider, s.opts.ProviderURL)
 	mr.Model, mr.Tools = rn.dep.Model, rn.dep.Tools
 	req, err := wire.NewRequest(ctx, base, mr)
@@ -280,7 +281,7 @@ func (rn *run) providerTurn(ctx context.Context, mr *protocol.ModelRequest, sink
 	s.metrics.providerRequests.Inc()
 	s.metrics.providerInFlight.Inc()
 	defer s.metrics.providerInFlight.Dec()
-	resp, err := s.client.Do(req)
+	resp, err := s.opts.ProviderClient.Do(req)
 	if err != nil {
 		return nil, &providerConnError{fmt.Errorf("provider %s: %w", base, err)}
 	}
@@ -343,7 +344,7 @@ func (rn *run) beforeFirstChunk() {
 }
 
 // flush sends the frames written so far; the loop calls it before every wait.
-func (rn *run) flush() { _ = rn.cs.flush() }
+func (rn *run) flush() { _ = rn.cs.flush(false) }
 
 // flushBeforeRead flushes the client stream before each read of the provider's body: the
 // decoder reads only when it has decoded everything buffered, so that is when the runtime may

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/streambench/streambench/protocol/compose"
 	"github.com/streambench/streambench/protocol/langgraph"
@@ -49,20 +50,21 @@ const (
 
 func newMetrics() *metrics {
 	reg := prometheus.NewRegistry()
+	auto := promauto.With(reg)
 	counter := func(name, help string) prometheus.Counter {
-		return mustRegister(reg, prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help}))
+		return auto.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 	}
 	gauge := func(name, help string) prometheus.Gauge {
-		return mustRegister(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help}))
+		return auto.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
 	}
 	counterVec := func(name, help, label string) *prometheus.CounterVec {
-		return mustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{label}))
+		return auto.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{label})
 	}
 	m := &metrics{
 		registry: reg,
-		clientStreamsOpen: mustRegister(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		clientStreamsOpen: auto.NewGaugeVec(prometheus.GaugeOpts{
 			Name: MetricClientStreamsOpen, Help: "Client streams currently open, by dialect.",
-		}, []string{"dialect"})),
+		}, []string{"dialect"}),
 		clientStreamsTotal: counterVec(MetricClientStreamsStarted, "Client streams opened, by dialect.", "dialect"),
 		clientAborts:       counterVec(MetricClientAborts, "Client streams that ended because the client went away, by dialect.", "dialect"),
 		providerInFlight:   gauge(MetricProviderStreams, "Provider requests and streams currently open."),
@@ -77,12 +79,9 @@ func newMetrics() *metrics {
 		badRequests:        counterVec("streambench_runtime_bad_requests_total", "Requests rejected before streaming, by HTTP status.", "status"),
 		canvasResumable:    gauge(MetricCanvasResumableOpen, "Resumable canvas executions held: running, or kept for a reconnect after their client dropped."),
 	}
-	reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: MetricGoroutines, Help: "Goroutines in the runtime process.",
-		}, func() float64 { return float64(runtime.NumGoroutine()) }),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
+	auto.NewGaugeFunc(prometheus.GaugeOpts{Name: MetricGoroutines, Help: "Goroutines in the runtime process."},
+		func() float64 { return float64(runtime.NumGoroutine()) })
+	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// A scrape before any traffic shows the zeros a leak check compares against.
 	for _, d := range []string{simchat.Name, simcanvas.Name, compose.Name, langgraph.Name} { // the served dialects
 		m.clientStreamsOpen.WithLabelValues(d)
@@ -90,9 +89,4 @@ func newMetrics() *metrics {
 		m.clientAborts.WithLabelValues(d)
 	}
 	return m
-}
-
-func mustRegister[C prometheus.Collector](reg *prometheus.Registry, c C) C {
-	reg.MustRegister(c)
-	return c
 }

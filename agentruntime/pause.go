@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/streambench/streambench/protocol/simchat"
 	"github.com/streambench/streambench/scenarios"
@@ -26,8 +25,6 @@ type runSeeds struct {
 	thinking  simchat.ThinkingBudget // the execution's thinking budget (R-thinking-cap).
 	preambles strings.Builder        // the intermediate turns' texts (for the preamble-in-output fault).
 }
-
-func (rn *run) notePreamble(text string) { rn.seeds.preambles.WriteString(text) }
 
 // finalOutputText is the final output's content: the final turn's text (R-final-output).
 func (rn *run) finalOutputText(final string) string {
@@ -88,25 +85,6 @@ func (rn *run) failureMessage(err error) string {
 	return errorMessage(err)
 }
 
-// paused writes a paused run's terminal: success with status paused.
-func (e *simChatEmitter) paused(res *runResult) {
-	if e.rn.faults.has("pause-not-reported") {
-		e.final(res)
-		return
-	}
-	_ = e.w.FinalPaused(finalOutput(res))
-}
-
-// paused writes a paused execution's terminal (no block:completed: the block waits).
-func (e *simCanvasEmitter) paused(res *runResult, elapsed time.Duration) {
-	out := e.output(res)
-	if e.rn.faults.has("pause-not-reported") {
-		_ = e.w.ExecutionCompleted(out, elapsed)
-		return
-	}
-	_ = e.w.ExecutionPaused(out, elapsed)
-}
-
 func (e *simCanvasEmitter) output(res *runResult) canvasOutput {
 	out := canvasOutput{Content: res.finalText, Model: e.rn.dep.Model, Tokens: map[string]int{
 		"prompt": res.usage.InputTokens, "completion": res.usage.OutputTokens, "total": res.usage.InputTokens + res.usage.OutputTokens,
@@ -115,24 +93,6 @@ func (e *simCanvasEmitter) output(res *runResult) canvasOutput {
 		out.ToolCalls = append(out.ToolCalls, canvasToolCall{t.ID, t.Name, t.Args, string(t.Status), t.Result})
 	}
 	return out
-}
-
-// stopped writes the terminal of an execution the user cancelled: execution:cancelled.
-func (e *simCanvasEmitter) stopped(elapsed time.Duration) {
-	if e.rn.faults.has("cancel-as-timeout") {
-		_ = e.w.ExecutionError(scenarios.ExecutionTimeoutResult, elapsed)
-		return
-	}
-	_ = e.w.ExecutionCancelled(elapsed)
-}
-
-// failed writes a failed execution's terminal: execution:error.
-func (e *simCanvasEmitter) failed(res *runResult, elapsed time.Duration) {
-	if e.rn.faults.has("timeout-as-cancel") && errors.Is(res.err, errExecutionTimeout) {
-		_ = e.w.ExecutionCancelled(elapsed)
-		return
-	}
-	_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 }
 
 const canvasExecIDPrefix = "exec_"

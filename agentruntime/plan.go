@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,10 +96,8 @@ func (s *Server) handleComposeApproval(w http.ResponseWriter, r *http.Request) {
 	case req.Version < 1:
 		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "version" %d, want the version approval.requested named (>= 1)`, req.Version))
 		return
-	}
-	switch req.Decision {
-	case scenarios.DecisionApproved, scenarios.DecisionRejected, scenarios.DecisionChangesRequested:
-	default:
+	case !slices.Contains([]string{scenarios.DecisionApproved, scenarios.DecisionRejected,
+		scenarios.DecisionChangesRequested}, req.Decision):
 		s.writeError(w, http.StatusBadRequest, fmt.Sprintf(`request body: "decision" %q, want approved, rejected or changes_requested`, req.Decision))
 		return
 	}
@@ -126,30 +125,18 @@ type composeSide struct {
 	conclave map[string]int64 // each key's version.
 }
 
-// composeDirectiveOf reads a tool call's "_compose" member (nil: none, or not decodable).
-func composeDirectiveOf(args string) *scenarios.ComposeDirective {
-	if !strings.Contains(args, `"_compose"`) {
-		return nil
-	}
+// sideEvents plays t's "_compose" directive (if it has one that decodes) right after its tool_start.
+func (e *composeEmitter) sideEvents(t *toolRun) {
 	var v struct {
 		Compose *scenarios.ComposeDirective `json:"_compose"`
 	}
-	if json.Unmarshal([]byte(args), &v) != nil {
-		return nil
-	}
-	return v.Compose
-}
-
-// sideEvents plays t's "_compose" directive right after its tool_start.
-func (e *composeEmitter) sideEvents(t *toolRun) {
-	d := composeDirectiveOf(t.Args)
-	if d == nil {
+	if !strings.Contains(t.Args, `"_compose"`) || json.Unmarshal([]byte(t.Args), &v) != nil || v.Compose == nil {
 		return
 	}
-	if d.Plan != nil {
-		e.runPlan(d.Plan)
+	if v.Compose.Plan != nil {
+		e.runPlan(v.Compose.Plan)
 	}
-	for _, ev := range d.Events {
+	for _, ev := range v.Compose.Events {
 		e.sideEvent(ev)
 	}
 }
@@ -182,13 +169,12 @@ func (e *composeEmitter) runPlan(d *scenarios.PlanDirective) {
 		decided := e.side.gate.open(id, version)
 		proposed := e.planProposed(id, version, content)
 		requested := compose.PlanEvent{Type: compose.TypeApprovalRequested, ProposalID: id, Version: version, State: compose.StateAwaitingApproval, RootRunID: rn.id, RunID: rn.id, TimeoutMs: timeout.Milliseconds()}
+		first, second := any(proposed), any(requested)
 		if f.has("approval-before-proposal") {
-			_ = e.w.Event(requested)
-			_ = e.w.Event(proposed)
-		} else {
-			_ = e.w.Event(proposed)
-			_ = e.w.Event(requested)
+			first, second = second, first
 		}
+		_ = e.w.Event(first)
+		_ = e.w.Event(second)
 		if f.has("task-before-approval") && len(content.Tasks) > 0 {
 			_ = e.w.Event(compose.TaskEvent{Type: scenarios.EventTaskHeartbeat, Action: "plan", Source: "runtime", Status: "running", PlanID: id, TaskID: content.Tasks[0].ID, Result: compose.TaskResult{Success: true}})
 		}
@@ -241,17 +227,9 @@ func (e *composeEmitter) planProposed(id string, version int, c scenarios.PlanCo
 	}
 }
 
-func taskStatus(kind string) string {
-	switch kind {
-	case scenarios.EventTaskCompleted:
-		return "completed"
-	case scenarios.EventTaskBlocked:
-		return "blocked"
-	case scenarios.EventTaskFailed:
-		return "failed"
-	}
-	return "running"
-}
+// taskStatuses are the status of a task event by kind; a heartbeat's is running.
+var taskStatuses = map[string]string{
+	scenarios.EventTaskCompleted: "completed", scenarios.EventTaskBlocked: "blocked", scenarios.EventTaskFailed: "failed"}
 
 func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 	f := e.rn.faults
@@ -273,8 +251,8 @@ func (e *composeEmitter) sideEvent(ev scenarios.ComposeEvent) {
 		_ = e.w.Event(compose.TraceEvent{Type: "trace", Source: source, Stage: ev.Stage, Action: ev.Stage, Message: ev.Message,
 			Display: &compose.Display{Kind: ev.Source, Name: ev.Source, Summary: ev.Message}})
 	default: // task.*
-		_ = e.w.Event(compose.TaskEvent{Type: ev.Kind, Action: "plan", Source: "runtime", Status: taskStatus(ev.Kind), PlanID: e.side.approved, TaskID: ev.TaskID,
-			Result: compose.TaskResult{Success: ev.Kind != scenarios.EventTaskFailed}})
+		_ = e.w.Event(compose.TaskEvent{Type: ev.Kind, Action: "plan", Source: "runtime", Status: cmp.Or(taskStatuses[ev.Kind], "running"),
+			PlanID: e.side.approved, TaskID: ev.TaskID, Result: compose.TaskResult{Success: ev.Kind != scenarios.EventTaskFailed}})
 	}
 }
 

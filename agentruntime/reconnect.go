@@ -39,9 +39,9 @@ type canvasExec struct {
 	s         *Server
 	id        string
 	workflow  string
-	faults    *Faults
 	cancelRun context.CancelCauseFunc
-	first     *clientStream // the execute request's own stream
+	first     *clientStream     // the execute request's own stream
+	w         *simcanvas.Writer // the run's writer, which names the frame each Write takes
 
 	mu       sync.Mutex
 	frames   []bufferedFrame
@@ -55,14 +55,14 @@ type canvasExec struct {
 	released bool
 }
 
-// resumable makes rn's execution resumable and returns what the handler calls when the run
-// returned.
-func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func() {
+// resumable makes rn's execution resumable: it returns the execution, which its emitter writes
+// to, and what the handler calls when the run returned.
+func (s *Server) resumable(rn *run, r *http.Request) (*canvasExec, func()) {
 	rn.cancel(nil) // replaced before the run starts: this context ended with the client
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
 	rn.ctx, rn.cancel = ctx, cancel
 	cs := rn.cs
-	x := &canvasExec{s: s, id: rn.id, workflow: rn.dep.Slug, faults: rn.faults, cancelRun: cancel, first: cs, attached: cs}
+	x := &canvasExec{s: s, id: rn.id, workflow: rn.dep.Slug, cancelRun: cancel, first: cs, attached: cs}
 	cs.onFail = func(cause error) {
 		if errors.Is(cause, errSlowClient) {
 			s.metrics.slowClientsDropped.Inc()
@@ -70,11 +70,9 @@ func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func(
 		x.detach(cs)
 	}
 	stop := context.AfterFunc(r.Context(), func() { x.detach(cs) })
-	em.w = simcanvas.NewWriter(x, rn.id, rn.dep.Slug)
-	em.w.IDs = true
 	s.execs.add(x.id, x)
 	s.metrics.canvasResumable.Inc()
-	return func() {
+	return x, func() {
 		stop()
 		x.runEnded()
 	}
@@ -83,17 +81,16 @@ func (s *Server) resumable(rn *run, r *http.Request, em *simCanvasEmitter) func(
 // Write takes one frame (the Writer writes one per call), keeps it when it is of a buffered kind
 // and forwards it to the attached stream. It never fails: the run goes on without a client.
 func (x *canvasExec) Write(p []byte) (int, error) {
-	typ, id := frameTypeID(p)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.released {
 		return len(p), nil
 	}
-	if id > 0 {
-		x.lastID = id
-	}
-	if len(typ) > 0 && (!simcanvas.LiveOnly(string(typ)) || x.faults.has("replay-live-only")) {
-		x.keep(id, p)
+	if typ := x.w.Type; typ != "" {
+		x.lastID = x.w.EventID()
+		if !simcanvas.LiveOnly(typ) || x.s.opts.Faults.has("replay-live-only") {
+			x.keep(x.lastID, p)
+		}
 	}
 	if x.attached != nil {
 		_, _ = x.attached.Write(p)
@@ -206,7 +203,7 @@ func (x *canvasExec) attach(w http.ResponseWriter, cs *clientStream, last int64)
 	h.Set(simcanvas.ExecutionIDHeader, x.id)
 	h.Set(simcanvas.HeaderReplayThrough, strconv.FormatInt(x.lastID, 10))
 	w.WriteHeader(http.StatusOK)
-	if !x.faults.has("drop-replay") {
+	if !x.s.opts.Faults.has("drop-replay") {
 		for _, f := range x.frames {
 			if f.id > last {
 				_, _ = cs.Write(f.frame)
@@ -267,7 +264,7 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 	}
 	defer cs.close()
 	for {
-		if err := cs.flush(); err != nil || ended {
+		if err := cs.flush(false); err != nil || ended {
 			return // a failed flush detached cs (onFail)
 		}
 		select {
@@ -278,27 +275,6 @@ func (s *Server) handleCanvasReconnect(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-// frameTypeID reads a Writer frame's event id and envelope type, aliasing p (it runs per frame).
-func frameTypeID(p []byte) (typ []byte, id int64) {
-	rest, ok := bytes.CutPrefix(p, []byte("id: "))
-	if !ok {
-		return nil, 0
-	}
-	for len(rest) > 0 && rest[0] >= '0' && rest[0] <= '9' && id < 1<<58 {
-		id = id*10 + int64(rest[0]-'0')
-		rest = rest[1:]
-	}
-	rest, ok = bytes.CutPrefix(rest, []byte("\ndata: {\"type\":\""))
-	if !ok {
-		return nil, id
-	}
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
-		return nil, id
-	}
-	return rest[:end], id
 }
 
 var _ io.Writer = (*canvasExec)(nil)

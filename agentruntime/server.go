@@ -18,7 +18,6 @@ import (
 	"os"
 	"regexp"
 	runtimepprof "runtime/pprof"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,9 +74,6 @@ type Options struct {
 type Server struct {
 	opts      Options
 	deps      *Deployments
-	wires     map[string]protocol.ProviderWire
-	client    *http.Client
-	log       *slog.Logger
 	metrics   *metrics
 	mux       *http.ServeMux
 	runs      registry[*runEntry]   // open compose runs and canvas executions, for stops and approvals
@@ -89,9 +85,8 @@ type Server struct {
 	leakRelease chan struct{} // closed by Shutdown/Close; holds leak-goroutine fault goroutines
 	closeOnce   sync.Once
 
-	httpMu  sync.Mutex
-	servers []*http.Server
-	active  atomic.Int64 // running streams, so a hard shutdown can let them write their terminal.
+	hs     *http.Server // serves every listener Serve is given
+	active atomic.Int64 // running streams, so a hard shutdown can let them write their terminal.
 
 	labels   context.Context // carries LabelKey for every goroutine a request starts.
 	instance string
@@ -127,24 +122,20 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("agentruntime: deployment %q has no provider URL and Options.ProviderURL is empty", d.Slug)
 		}
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	opts.ClientIdleTimeout = durationSetting(opts.ClientIdleTimeout, DefaultClientIdleTimeout)
 	opts.Heartbeat = durationSetting(opts.Heartbeat, DefaultHeartbeat)
 	opts.BodyReadTimeout = durationSetting(opts.BodyReadTimeout, DefaultBodyReadTimeout)
 	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), DefaultMaxBody)
 	opts.MaxTurns = cmp.Or(max(opts.MaxTurns, 0), DefaultMaxTurns)
 	opts.ReconnectWindow = cmp.Or(max(opts.ReconnectWindow, 0), DefaultReconnectWindow)
-	if len(opts.ProviderHeader) > 0 {
-		h := make(http.Header, len(opts.ProviderHeader))
-		for k, vs := range opts.ProviderHeader {
-			for _, v := range vs {
-				h.Add(k, v)
-			}
+	h := make(http.Header, len(opts.ProviderHeader)) // a copy, its keys canonical
+	for k, vs := range opts.ProviderHeader {
+		for _, v := range vs {
+			h.Add(k, v)
 		}
-		opts.ProviderHeader = h
 	}
+	opts.ProviderHeader = h
 	if opts.ProviderClient == nil {
 		maxConns := opts.ProviderMaxConns
 		switch {
@@ -155,20 +146,30 @@ func New(opts Options) (*Server, error) {
 		}
 		opts.ProviderClient = &http.Client{Transport: newProviderTransport(!opts.ProviderHTTP1, maxConns)}
 	}
-	s := &Server{opts: opts, deps: opts.Deployments, wires: opts.Wires, client: opts.ProviderClient, log: opts.Logger,
-		metrics: newMetrics()}
+	s := &Server{opts: opts, deps: opts.Deployments, metrics: newMetrics()}
 	s.hardStop, s.cancelHard = context.WithCancelCause(context.Background())
 	s.leakRelease = make(chan struct{})
 	s.instance = rand.Text()[:12]
 	s.labels = runtimepprof.WithLabels(context.Background(), runtimepprof.Labels(LabelKey, s.instance))
 	s.mux = s.routes()
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetHTTP2(opts.TLS != nil)
+	p.SetUnencryptedHTTP2(opts.TLS == nil)
+	s.hs = &http.Server{
+		Handler:           s.mux,
+		Protocols:         p,
+		TLSConfig:         opts.TLS.Clone(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return s.hardStop },
+		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+	}
 	return s, nil
 }
 
 // newProviderTransport pools provider connections (with h2c, a few multiplexed ones).
 func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 	t := &http.Transport{
-		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        1024,
 		MaxIdleConnsPerHost: 1024,
@@ -176,9 +177,8 @@ func newProviderTransport(h2c bool, maxConns int) *http.Transport {
 		IdleConnTimeout:     90 * time.Second,
 	}
 	if h2c {
-		p := new(http.Protocols)
-		p.SetUnencryptedHTTP2(true)
-		t.Protocols = p
+		t.Protocols = new(http.Protocols)
+		t.Protocols.SetUnencryptedHTTP2(true)
 	}
 	return t
 }
@@ -194,49 +194,23 @@ func (s *Server) Metrics() http.Handler {
 // Serve serves the handler on ln (HTTP/1.1 and h2c; with Options.TLS, HTTPS with HTTP/1.1 and
 // h2) until Shutdown or Close, then returns http.ErrServerClosed.
 func (s *Server) Serve(ln net.Listener) error {
-	p := new(http.Protocols)
-	p.SetHTTP1(true)
 	if s.opts.TLS != nil {
-		p.SetHTTP2(true)
-	} else {
-		p.SetUnencryptedHTTP2(true)
+		return s.hs.ServeTLS(ln, "", "")
 	}
-	hs := &http.Server{
-		Handler:           s.mux,
-		Protocols:         p,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return s.hardStop },
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	s.httpMu.Lock()
-	s.servers = append(s.servers, hs)
-	s.httpMu.Unlock()
-	if s.opts.TLS != nil {
-		hs.TLSConfig = s.opts.TLS.Clone()
-		return hs.ServeTLS(ln, "", "")
-	}
-	return hs.Serve(ln)
+	return s.hs.Serve(ln)
 }
 
 // Shutdown lets open streams finish until ctx ends, then cancels the rest (their clients get the
 // error terminal) and returns ctx's error.
 func (s *Server) Shutdown(ctx context.Context) error {
-	servers := s.httpServers()
-	var firstErr error
-	for _, hs := range servers {
-		if err := hs.Shutdown(ctx); err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	if firstErr != nil { // the grace period is over: let what is left write its terminal, then cut
+	err := s.hs.Shutdown(ctx)
+	if err != nil { // the grace period is over: let what is left write its terminal, then cut
 		s.cancelHard(errShutdown)
 		s.waitActive(2 * time.Second)
-		for _, hs := range servers {
-			_ = hs.Close()
-		}
+		_ = s.hs.Close()
 	}
 	s.release()
-	return firstErr
+	return err
 }
 
 // waitActive waits until no stream runs, or at most d; polling, because a WaitGroup would race
@@ -250,24 +224,16 @@ func (s *Server) waitActive(d time.Duration) {
 // Close cancels every open stream at once and closes every connection.
 func (s *Server) Close() error {
 	s.cancelHard(errShutdown)
-	for _, hs := range s.httpServers() {
-		_ = hs.Close()
-	}
+	_ = s.hs.Close()
 	s.release()
 	return nil
-}
-
-func (s *Server) httpServers() []*http.Server {
-	s.httpMu.Lock()
-	defer s.httpMu.Unlock()
-	return slices.Clone(s.servers)
 }
 
 // release frees the leak-goroutine fault's goroutines and the provider's idle connections.
 func (s *Server) release() {
 	s.closeOnce.Do(func() {
 		close(s.leakRelease)
-		s.client.CloseIdleConnections()
+		s.opts.ProviderClient.CloseIdleConnections()
 	})
 }
 
@@ -329,7 +295,7 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 // failure. The body must be valid UTF-8: encoding/json would replace bad bytes with U+FFFD and
 // pass a different message on than the client sent.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	body, err := s.readAll(w, r)
+	body, err := protocol.ReadRequestBody(w, r, s.opts.MaxBody, s.opts.BodyReadTimeout)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		switch {
@@ -355,24 +321,6 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
-}
-
-// readAll reads the whole body within MaxBody and the body read timeout. A good read clears the
-// deadline, so it never bounds the stream; after a failed one it stays, so the server's discard
-// of the unread rest fails at once, and the connection is closed.
-func (s *Server) readAll(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if s.opts.BodyReadTimeout <= 0 {
-		return io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	}
-	rc := http.NewResponseController(w)
-	deadlineSet := rc.SetReadDeadline(time.Now().Add(s.opts.BodyReadTimeout)) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	if err != nil {
-		w.Header().Set("Connection", "close")
-	} else if deadlineSet {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return body, err
 }
 
 func invalidUTF8At(b []byte) int {
@@ -410,12 +358,7 @@ func (s *Server) deployment(w http.ResponseWriter, kind, slug string) (*Deployme
 }
 
 // durationSetting is an Options duration as used: def for 0, 0 (off) for a negative one.
-func durationSetting(d, def time.Duration) time.Duration {
-	if d == 0 {
-		return def
-	}
-	return max(d, 0)
-}
+func durationSetting(d, def time.Duration) time.Duration { return max(cmp.Or(d, def), 0) }
 
 // startRun resolves the path's deployment, reads the body and its user message (input; missing
 // is the 400 without one) and prepares dialect's run of it, answering errors itself.
@@ -452,33 +395,18 @@ type runEntry struct {
 }
 
 // registry maps ids to what they name; the zero value is ready; safe for concurrent use.
-type registry[T any] struct {
-	mu sync.Mutex
-	m  map[string]T
-}
+type registry[T any] struct{ m sync.Map }
 
+// add maps id to v unless id is taken, and reports whether it did.
 func (r *registry[T]) add(id string, v T) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, taken := r.m[id]; taken {
-		return false
-	}
-	if r.m == nil {
-		r.m = make(map[string]T)
-	}
-	r.m[id] = v
-	return true
+	_, taken := r.m.LoadOrStore(id, v)
+	return !taken
 }
 
-func (r *registry[T]) remove(id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.m, id)
-}
+func (r *registry[T]) remove(id string) { r.m.Delete(id) }
 
 func (r *registry[T]) get(id string) (T, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	v, ok := r.m[id]
-	return v, ok
+	v, ok := r.m.Load(id)
+	t, _ := v.(T)
+	return t, ok
 }

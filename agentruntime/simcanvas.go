@@ -1,11 +1,14 @@
 package agentruntime
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/streambench/streambench/protocol/simcanvas"
+	"github.com/streambench/streambench/scenarios"
 )
 
 func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
@@ -23,83 +26,37 @@ func (s *Server) handleSimCanvas(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(simcanvas.ExecutionIDHeader, rn.id) // the id cancels and reconnects name
 	s.runs.add(rn.id, &runEntry{agentID: rn.dep.Slug, stop: rn.cancel})
 	defer s.runs.remove(rn.id)
-	em := &simCanvasEmitter{rn: rn, w: simcanvas.NewWriter(rn.cs, rn.id, rn.dep.Slug)}
-	if body.Resumable {
-		defer s.resumable(rn, r, em)()
+	if !body.Resumable {
+		rn.execute(newSimCanvasEmitter(rn, rn.cs, false))
+		return
 	}
-	rn.execute(em)
+	x, ended := s.resumable(rn, r)
+	defer ended()
+	e := newSimCanvasEmitter(rn, x, true)
+	x.w = e.w
+	rn.execute(e)
 }
 
-// simCanvasEmitter writes execution events, always opted in.
+// simCanvasEmitter writes execution events, always opted in; a PII-redacted block streams
+// nothing live, as it would carry the PII (docs/PROTOCOLS.md, "PII-redacted blocks").
 type simCanvasEmitter struct {
-	rn         *run
-	w          *simcanvas.Writer
-	streamed   bool // whether the block streamed text since its last reset
-	droppedEnd bool
+	simBlock
+	w *simcanvas.Writer
+}
+
+// newSimCanvasEmitter writes to out, with event ids when the execution is resumable.
+func newSimCanvasEmitter(rn *run, out io.Writer, ids bool) *simCanvasEmitter {
+	w := simcanvas.NewWriter(out, rn.id, rn.dep.Slug)
+	w.IDs = ids
+	live := !rn.dep.RedactPII || rn.faults.has("redact-live")
+	return &simCanvasEmitter{w: w, simBlock: simBlock{rn: rn, bw: w, reset: w.ChunkReset,
+		optedIn: true, live: live, quiet: !live, showThinking: live, showTools: live}}
 }
 
 func (e *simCanvasEmitter) open() {
 	simcanvas.SetResponseHeaders(e.rn.w.Header())
-	e.rn.w.WriteHeader(http.StatusOK)
 	_ = e.w.ExecutionStarted(e.rn.started)
 	_ = e.w.BlockStarted(blockID, "Agent 1", "agent", 1)
-}
-
-func (e *simCanvasEmitter) modelStart(int) {}
-
-func (e *simCanvasEmitter) thinking(text string) {
-	if !e.live() {
-		return
-	}
-	if e.rn.faults.has("leak-thinking") {
-		e.chunk(text)
-		return
-	}
-	_ = e.w.Thinking(blockID, text)
-}
-
-func (e *simCanvasEmitter) text(text string) { e.chunk(text) }
-
-func (e *simCanvasEmitter) chunk(text string) {
-	if text == "" || !e.live() {
-		return
-	}
-	e.rn.beforeFirstChunk()
-	_ = e.w.Chunk(blockID, text)
-	e.streamed = true
-}
-
-func (e *simCanvasEmitter) toolArgs(*toolRun, string) {}
-
-func (e *simCanvasEmitter) turnEnd(final bool) {
-	f := e.rn.faults
-	switch {
-	case !final && e.streamed && !f.has("no-reset"):
-		e.reset()
-	case final && f.has("reset-in-final") && e.streamed:
-		e.reset()
-		_ = e.w.Chunk(blockID, e.rn.turnText.String())
-	}
-}
-
-func (e *simCanvasEmitter) reset() {
-	_ = e.w.ChunkReset(blockID)
-	e.streamed = false
-	e.rn.s.metrics.resetsSent.Inc()
-}
-
-func (e *simCanvasEmitter) toolStart(t *toolRun) {
-	if !e.live() {
-		return
-	}
-	_ = e.w.ToolStart(blockID, t.ID, t.Name)
-}
-
-func (e *simCanvasEmitter) toolEnd(t *toolRun) {
-	if !e.live() || dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
-		return
-	}
-	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
 }
 
 // canvasToolCall is a tool call in the block output: the authenticated canvas sees everything.
@@ -132,17 +89,29 @@ func (e *simCanvasEmitter) finish(res *runResult) {
 		if f.has("double-terminal") {
 			_ = e.w.ExecutionCompleted(out, elapsed)
 		}
-	case outcomePaused:
-		e.paused(res, elapsed)
-	case outcomeStopped:
-		e.stopped(elapsed)
+	case outcomePaused: // no block:completed: the block waits
+		if out := e.output(res); f.has("pause-not-reported") {
+			_ = e.w.ExecutionCompleted(out, elapsed)
+		} else {
+			_ = e.w.ExecutionPaused(out, elapsed)
+		}
+	case outcomeStopped: // the user's cancel
+		if f.has("cancel-as-timeout") {
+			_ = e.w.ExecutionError(scenarios.ExecutionTimeoutResult, elapsed)
+		} else {
+			_ = e.w.ExecutionCancelled(elapsed)
+		}
 	case outcomeShutdown:
 		_ = e.w.ExecutionCancelled(elapsed)
 		if f.has("double-terminal") {
 			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
 		}
 	default:
-		e.failed(res, elapsed)
+		if f.has("timeout-as-cancel") && errors.Is(res.err, errExecutionTimeout) {
+			_ = e.w.ExecutionCancelled(elapsed)
+		} else {
+			_ = e.w.ExecutionError(errorMessage(res.err), elapsed)
+		}
 		if f.has("double-terminal") {
 			_ = e.w.ExecutionCancelled(elapsed)
 		}

@@ -7,10 +7,98 @@ import (
 
 	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/simchat"
+	"github.com/streambench/streambench/scenarios"
 )
 
 // blockID is the single agent block every dialect reports text under.
 const blockID = "b1"
+
+// simBlockWriter is what the Sim dialects' writers (simchat, simcanvas) share for the block.
+type simBlockWriter interface {
+	Chunk(blockID, text string) error
+	Thinking(blockID, text string) error
+	ToolStart(blockID, id, name string) error
+	ToolEnd(blockID, id, name string, status scenarios.Outcome) error
+}
+
+// simBlock streams the Sim dialects' one agent block: live text with a chunk reset after an
+// intermediate turn, thinking and tool frames where the client may see them.
+type simBlock struct {
+	rn    *run
+	bw    simBlockWriter
+	reset func(blockID string) error // the writer's chunk reset frame
+
+	optedIn      bool // the client opted in to live, resettable text (sim-canvas always is).
+	live         bool // streams text as it arrives (opted in, or the ignore-header fault).
+	quiet        bool // streams nothing live: a PII-redacted canvas block.
+	showThinking bool
+	showTools    bool
+
+	streamed bool // the block streamed text since its last reset.
+}
+
+func (b *simBlock) modelStart(int)            {}
+func (b *simBlock) toolArgs(*toolRun, string) {}
+
+func (b *simBlock) thinking(text string) {
+	switch {
+	case b.quiet:
+	case b.rn.faults.has("leak-thinking"): // to every client, live
+		b.chunk(text)
+	case b.showThinking:
+		_ = b.bw.Thinking(blockID, text)
+	}
+}
+
+func (b *simBlock) text(text string) {
+	if b.live {
+		b.chunk(text)
+	}
+}
+
+func (b *simBlock) chunk(text string) {
+	if text == "" {
+		return
+	}
+	b.rn.beforeFirstChunk()
+	_ = b.bw.Chunk(blockID, text)
+	b.streamed = true
+}
+
+func (b *simBlock) turnEnd(final bool) {
+	f := b.rn.faults
+	switch {
+	case !final && b.live && b.streamed && !f.has("no-reset"):
+		b.resetBlock()
+	case final && !b.live && !b.quiet: // legacy: the settled final text in one piece
+		if settled := b.rn.turnText.String(); settled != "" {
+			b.rn.beforeFirstChunk()
+			_ = b.bw.Chunk(blockID, settled)
+		}
+	case final && b.optedIn && f.has("reset-in-final") && b.streamed: // then the text again, to converge
+		b.resetBlock()
+		_ = b.bw.Chunk(blockID, b.rn.turnText.String())
+	}
+}
+
+func (b *simBlock) resetBlock() {
+	_ = b.reset(blockID)
+	b.streamed = false
+	b.rn.s.metrics.resetsSent.Inc()
+}
+
+func (b *simBlock) toolStart(t *toolRun) {
+	if b.showTools {
+		_ = b.bw.ToolStart(blockID, t.ID, t.Name)
+	}
+}
+
+func (b *simBlock) toolEnd(t *toolRun) {
+	if !b.showTools || b.rn.once("unbalanced-tool") {
+		return
+	}
+	_ = b.bw.ToolEnd(blockID, t.ID, t.Name, t.Status)
+}
 
 func (s *Server) handleSimChat(w http.ResponseWriter, r *http.Request) {
 	rn, _, ok := startRun(s, w, r, "chat slug", "slug", simchat.Name, func(b *simchat.RequestBody) *string { return b.Input },
@@ -48,104 +136,35 @@ func (e settledEmitter) turnEnd(final bool) {
 // after an intermediate turn, legacy ones the final turn's text in one chunk once settled.
 // Thinking and tool frames need the header and the deployment's policy.
 type simChatEmitter struct {
-	rn *run
-	w  *simchat.Writer
-
-	optedIn      bool
-	live         bool // streams text as it arrives (opted in, or the ignore-header fault).
-	showThinking bool
-	showTools    bool
-
-	streamed   bool // the block streamed text since its last reset.
-	droppedEnd bool // the unbalanced-tool fault dropped its tool end.
+	simBlock
+	w *simchat.Writer
 }
 
 func newSimChatEmitter(rn *run, optedIn bool) *simChatEmitter {
 	f := rn.faults
 	p := rn.dep.Policy()
 	gate := func(policy bool) bool { return optedIn && (policy || f.has("ignore-policy")) }
-	return &simChatEmitter{
-		rn: rn, w: simchat.NewWriter(rn.cs),
+	w := simchat.NewWriter(rn.cs)
+	return &simChatEmitter{w: w, simBlock: simBlock{
+		rn: rn, bw: w, reset: w.Reset,
 		optedIn:      optedIn,
 		live:         optedIn || f.has("ignore-header"),
 		showThinking: gate(p.IncludeThinking),
 		showTools:    gate(p.IncludeToolCalls),
-	}
+	}}
 }
 
 func (e *simChatEmitter) open() {
 	simchat.SetResponseHeaders(e.rn.w.Header(), e.optedIn)
-	e.rn.w.WriteHeader(http.StatusOK)
-	_ = e.rn.cs.flushHeaders()
-}
-
-func (e *simChatEmitter) modelStart(int) {}
-
-func (e *simChatEmitter) thinking(text string) {
-	switch {
-	case e.rn.faults.has("leak-thinking"): // to every client, live
-		e.chunk(text)
-	case e.showThinking:
-		_ = e.w.Thinking(blockID, text)
-	}
-}
-
-func (e *simChatEmitter) text(text string) {
-	if e.live {
-		e.chunk(text)
-	}
-}
-
-func (e *simChatEmitter) chunk(text string) {
-	if text == "" {
-		return
-	}
-	e.rn.beforeFirstChunk()
-	_ = e.w.Chunk(blockID, text)
-	e.streamed = true
-}
-
-func (e *simChatEmitter) toolArgs(*toolRun, string) {}
-
-func (e *simChatEmitter) turnEnd(final bool) {
-	f := e.rn.faults
-	switch {
-	case !final && e.live && e.streamed && !f.has("no-reset"):
-		e.reset()
-	case final && !e.live: // legacy: the settled final text in one piece
-		if settled := e.rn.turnText.String(); settled != "" {
-			e.rn.beforeFirstChunk()
-			_ = e.w.Chunk(blockID, settled)
-		}
-	case final && e.optedIn && f.has("reset-in-final") && e.streamed: // then the text again, to converge
-		e.reset()
-		_ = e.w.Chunk(blockID, e.rn.turnText.String())
-	}
-}
-
-func (e *simChatEmitter) reset() {
-	_ = e.w.Reset(blockID)
-	e.streamed = false
-	e.rn.s.metrics.resetsSent.Inc()
 }
 
 func (e *simChatEmitter) toolStart(t *toolRun) {
-	if !e.showTools {
-		return
-	}
-	if e.rn.faults.has("expose-tool-args") {
+	if e.showTools && e.rn.faults.has("expose-tool-args") {
 		frame, _ := json.Marshal(map[string]any{"blockId": blockID, "event": "tool", "phase": "start", "id": t.ID, "name": t.Name, "arguments": t.Args})
 		_ = e.w.Raw(frame)
-	} else {
-		_ = e.w.ToolStart(blockID, t.ID, t.Name)
-	}
-}
-
-func (e *simChatEmitter) toolEnd(t *toolRun) {
-	if !e.showTools || dropOnce(e.rn.faults.has("unbalanced-tool"), &e.droppedEnd) {
 		return
 	}
-	_ = e.w.ToolEnd(blockID, t.ID, t.Name, t.Status)
+	e.simBlock.toolStart(t)
 }
 
 func (e *simChatEmitter) finish(res *runResult) {
@@ -153,8 +172,12 @@ func (e *simChatEmitter) finish(res *runResult) {
 	switch res.outcome {
 	case outcomeDone:
 		e.final(res)
-	case outcomePaused:
-		e.paused(res)
+	case outcomePaused: // success with status paused
+		if f.has("pause-not-reported") {
+			e.final(res)
+		} else {
+			_ = e.w.FinalPaused(finalOutput(res))
+		}
 	default:
 		_ = e.w.Error(e.rn.failureMessage(res.err))
 	}

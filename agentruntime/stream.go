@@ -78,7 +78,7 @@ func (cs *clientStream) ping() {
 		next = cs.heartbeat - idle
 	} else {
 		cs.buf.WriteString(": ping\n\n")
-		cs.flushLocked()
+		cs.flushLocked(false)
 	}
 	failed := cs.err
 	if failed == nil {
@@ -90,11 +90,13 @@ func (cs *clientStream) ping() {
 	}
 }
 
-// flush writes the pending frames to the client; after a failure, every call returns it.
-func (cs *clientStream) flush() error {
+// flush writes the pending frames to the client (with headers, the response headers even when
+// no frame is pending: time to headers is not time to first chunk); after a failure, every
+// call returns it.
+func (cs *clientStream) flush(headers bool) error {
 	cs.mu.Lock()
 	hadErr := cs.err != nil
-	err := cs.flushLocked()
+	err := cs.flushLocked(headers)
 	cs.mu.Unlock()
 	if err != nil && !hadErr {
 		cs.onFail(causeOf(err))
@@ -102,12 +104,12 @@ func (cs *clientStream) flush() error {
 	return err
 }
 
-func (cs *clientStream) flushLocked() error {
+func (cs *clientStream) flushLocked(headers bool) error {
 	if cs.err != nil {
 		cs.buf.Reset()
 		return cs.err
 	}
-	if cs.buf.Len() == 0 {
+	if cs.buf.Len() == 0 && !headers {
 		return nil
 	}
 	now := time.Now()
@@ -157,21 +159,4 @@ func causeOf(err error) error {
 		return errSlowClient
 	}
 	return errClientGone
-}
-
-// flushHeaders sends the response headers at once (time to headers is not time to first chunk).
-func (cs *clientStream) flushHeaders() error {
-	cs.mu.Lock()
-	if cs.idle > 0 {
-		_ = cs.rc.SetWriteDeadline(time.Now().Add(cs.idle))
-	}
-	err := cs.rc.Flush()
-	if err != nil && cs.err == nil {
-		cs.err = fmt.Errorf("write to client: %w", err)
-		cs.mu.Unlock()
-		cs.onFail(causeOf(err))
-		return cs.err
-	}
-	cs.mu.Unlock()
-	return err
 }

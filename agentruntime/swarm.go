@@ -21,27 +21,16 @@ import (
 // its own whose provider requests name it, so the mock records (and checks the cancellation of)
 // every child turn.
 
-// swarmEmitter is implemented by emitters whose dialect streams swarm children (compose).
-type swarmEmitter interface {
-	childStart(c *childRun)
-	childDelta(c *childRun, text string)
-	childToolStart(c *childRun, t *toolRun)
-	childToolEnd(c *childRun, t *toolRun)
-	childDone(c *childRun)
-	childError(c *childRun, msg string)
-}
-
 type childRun struct {
-	name, path string
-	// runKey is the child's key on the wire (its scripted name); parentRunID the parent
-	// child's runKey, or the run id under the root run; chain the run id then every runKey
-	// down to this child's.
-	runKey, parentRunID string
-	chain               []string
-	depth               int
-	started             time.Time
-	usage               protocol.Usage
-	toolBatches         int
+	// runKey is the child's key on the wire and its sub-agent id (its scripted name);
+	// parentRunID the parent child's runKey, or the run id under the root run; chain the run
+	// id then every runKey down to this child's.
+	runKey, path, parentRunID string
+	chain                     []string
+	depth                     int
+	started                   time.Time
+	usage                     protocol.Usage
+	toolBatches               int
 }
 
 // swarm runs the delegations of one turn. Children hand their events (an emitter call each)
@@ -49,12 +38,12 @@ type childRun struct {
 // before it settles; abandon is closed when the run's goroutine stops listening.
 type swarm struct {
 	rn          *run
-	events      chan func(swarmEmitter)
+	events      chan func(*composeEmitter)
 	abandon     chan struct{}
 	abandonOnce sync.Once
 }
 
-func (sw *swarm) send(ev func(swarmEmitter)) {
+func (sw *swarm) send(ev func(*composeEmitter)) {
 	select {
 	case sw.events <- ev:
 	case <-sw.abandon:
@@ -81,7 +70,7 @@ func delegation(t *toolRun) []scenarios.SimChild {
 // runTurnTools runs a turn's tools (or delegations) in parallel, writing all their frames through
 // em on the run's goroutine, the stream's single writer; a cancelled ctx settles them at once.
 func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
-	sw := &swarm{rn: rn, events: make(chan func(swarmEmitter)), abandon: make(chan struct{})}
+	sw := &swarm{rn: rn, events: make(chan func(*composeEmitter)), abandon: make(chan struct{})}
 	defer sw.abandonOnce.Do(func() { close(sw.abandon) })
 	for _, t := range calls {
 		em.toolStart(t)
@@ -94,8 +83,8 @@ func (rn *run) runTurnTools(ctx context.Context, em emitter, calls []*toolRun) {
 			settled <- t
 		}()
 	}
-	sem, _ := em.(swarmEmitter)
-	relay := func(ev func(swarmEmitter)) {
+	sem, _ := em.(*composeEmitter) // the one dialect that streams swarm children
+	relay := func(ev func(*composeEmitter)) {
 		if sem != nil {
 			ev(sem)
 		}
@@ -136,17 +125,13 @@ func (sw *swarm) delegate(t *toolRun, children []scenarios.SimChild, parent *chi
 	}
 	var wg sync.WaitGroup
 	for _, sc := range children {
-		c := &childRun{name: sc.Name, path: sc.Path, runKey: sc.Name, parentRunID: rn.id, chain: []string{rn.id}}
+		c := &childRun{runKey: sc.Name, path: sc.Path, parentRunID: rn.id, chain: []string{rn.id}}
 		if parent != nil {
 			c.parentRunID, c.chain = parent.runKey, parent.chain
 		}
 		c.chain = append(slices.Clip(c.chain), c.runKey)
 		c.depth = len(c.chain) - 1
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sw.runChild(ctx, c, rn.s.toolTime(sc.DelayMs))
-		}()
+		wg.Go(func() { sw.runChild(ctx, c, rn.s.toolTime(sc.DelayMs)) })
 	}
 	all := make(chan struct{})
 	go func() { wg.Wait(); close(all) }()
@@ -176,14 +161,14 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 	}
 	rn := sw.rn
 	c.started = time.Now()
-	sw.send(func(em swarmEmitter) { em.childStart(c) })
+	sw.send(func(em *composeEmitter) { em.childStart(c) })
 	// The directive names the child too: a gateway may drop ChildHeader.
 	input, _ := scenarios.WithChild(rn.input, c.path)
 	msgs := []protocol.Message{{Role: "user", Text: input}}
 	for turn := 0; ; turn++ {
 		if turn >= rn.s.opts.MaxTurns {
 			msg := fmt.Sprintf("child still calling tools after %d turns", rn.s.opts.MaxTurns)
-			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
+			sw.send(func(em *composeEmitter) { _ = em.w.ChildError(c.runKey, msg) })
 			return
 		}
 		text, calls, err := sw.childTurn(ctx, c, msgs)
@@ -192,17 +177,17 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 			if ctx.Err() != nil {
 				msg = "cancelled"
 			}
-			sw.send(func(em swarmEmitter) { em.childError(c, msg) })
+			sw.send(func(em *composeEmitter) { _ = em.w.ChildError(c.runKey, msg) })
 			return
 		}
 		if len(calls) == 0 {
-			sw.send(func(em swarmEmitter) { em.childDone(c) })
+			sw.send(func(em *composeEmitter) { em.childDone(c) })
 			return
 		}
 		c.toolBatches++
 		sw.childTools(ctx, c, calls)
 		if ctx.Err() != nil {
-			sw.send(func(em swarmEmitter) { em.childError(c, "cancelled") })
+			sw.send(func(em *composeEmitter) { _ = em.w.ChildError(c.runKey, "cancelled") })
 			return
 		}
 		msgs = appendToolTurn(msgs, text, calls)
@@ -211,13 +196,15 @@ func (sw *swarm) runChild(ctx context.Context, c *childRun, delay time.Duration)
 
 func (sw *swarm) childTools(ctx context.Context, c *childRun, calls []*toolRun) {
 	for _, t := range calls {
-		sw.send(func(em swarmEmitter) { em.childToolStart(c, t) })
+		sw.send(func(em *composeEmitter) { _ = em.w.ChildToolStart(c.runKey, t.Name, t.input()) })
 	}
 	var wg sync.WaitGroup
 	for _, t := range calls {
 		wg.Go(func() {
 			sw.settle(ctx, t, c)
-			sw.send(func(em swarmEmitter) { em.childToolEnd(c, t) })
+			sw.send(func(em *composeEmitter) {
+				_ = em.w.ChildToolEnd(c.runKey, t.Name, t.Status != scenarios.OutcomeSuccess, t.Result)
+			})
 		})
 	}
 	wg.Wait()
@@ -255,7 +242,7 @@ func (sw *swarm) childTurn(ctx context.Context, c *childRun, msgs []protocol.Mes
 		text: func(piece string) {
 			if piece != "" {
 				text.WriteString(piece)
-				sw.send(func(em swarmEmitter) { em.childDelta(c, piece) })
+				sw.send(func(em *composeEmitter) { em.childDelta(c, piece) })
 			}
 		},
 		usage: &c.usage,
@@ -282,7 +269,7 @@ func (e *composeEmitter) childStart(c *childRun) {
 		slices.Reverse(chain)
 	}
 	_ = e.w.ChildStart(compose.ChildStart{
-		RootRunID: e.rn.id, ParentRunID: c.parentRunID, SubID: c.name, Depth: c.depth,
+		RootRunID: e.rn.id, ParentRunID: c.parentRunID, SubID: c.runKey, Depth: c.depth,
 		AgentWallet: agentWallet(c.runKey), RunKey: c.runKey, RunKeyChain: chain,
 	})
 }
@@ -295,17 +282,9 @@ func (e *composeEmitter) childDelta(c *childRun, text string) {
 	_ = e.w.ChildDelta(c.runKey, text)
 }
 
-func (e *composeEmitter) childToolStart(c *childRun, t *toolRun) {
-	_ = e.w.ChildToolStart(c.runKey, t.Name, t.input())
-}
-
-func (e *composeEmitter) childToolEnd(c *childRun, t *toolRun) {
-	_ = e.w.ChildToolEnd(c.runKey, t.Name, t.Status != scenarios.OutcomeSuccess, t.Result)
-}
-
 func (e *composeEmitter) childDone(c *childRun) {
 	f := e.rn.faults
-	if dropOnce(f.has("child-no-done"), &e.droppedChildDone) {
+	if e.rn.once("child-no-done") {
 		return
 	}
 	frame := compose.ChildDone{
@@ -314,7 +293,7 @@ func (e *composeEmitter) childDone(c *childRun) {
 		WallMs: time.Since(c.started).Milliseconds(),
 	}
 	if f.has("done-before-children") {
-		// Hold the latest child's done back until after the parent's done (afterDone).
+		// Hold the latest child's done back until after the parent's done (finish).
 		if e.heldChildDone != nil {
 			_ = e.w.ChildDone(*e.heldChildDone)
 		}
@@ -322,22 +301,7 @@ func (e *composeEmitter) childDone(c *childRun) {
 		return
 	}
 	_ = e.w.ChildDone(frame)
-	if f.has("child-delta-after-done") && !e.deltaAfterDone {
-		e.deltaAfterDone = true
+	if e.rn.once("child-delta-after-done") {
 		_ = e.w.ChildDelta(c.runKey, " (late)")
 	}
 }
-
-func (e *composeEmitter) childError(c *childRun, msg string) {
-	_ = e.w.ChildError(c.runKey, msg)
-}
-
-// afterDone writes what the done-before-children fault held back, right after the parent's done.
-func (e *composeEmitter) afterDone() {
-	if e.heldChildDone != nil {
-		_ = e.w.ChildDone(*e.heldChildDone)
-		e.heldChildDone = nil
-	}
-}
-
-var _ swarmEmitter = (*composeEmitter)(nil)

@@ -3,7 +3,6 @@ package mockprovider
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -154,16 +153,18 @@ func ParseFault(name string) (Fault, error) {
 	return "", fmt.Errorf("unknown fault %q; known faults: %s", name, strings.Join(names, ", "))
 }
 
-// rewriter is the fault's rewrite on wireName of a stream, or of a non-streaming answer (nil: none).
-func (f Fault) rewriter(wireName string, answer bool) func([]byte) []byte {
+// writer is w with the fault's rewrite on wireName of a stream, or of a non-streaming answer
+// (w itself when there is none).
+func (f Fault) writer(w http.ResponseWriter, wireName string, answer bool) http.ResponseWriter {
 	spec := faultSpecs[f]
-	switch {
-	case spec.wire != wireName:
-		return nil
-	case answer:
-		return answerFaults[f]
+	rewrite := spec.rewrite
+	if answer {
+		rewrite = answerFaults[f]
 	}
-	return spec.rewrite
+	if spec.wire != wireName || rewrite == nil {
+		return w
+	}
+	return faultWriter{w, rewrite}
 }
 
 func replace(old, new string) func([]byte) []byte {
@@ -187,14 +188,15 @@ func swapFinishReasons(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte(`"finish_reason":"@"`), []byte(`"finish_reason":"tool_calls"`))
 }
 
-// faultWriter rewrites each Write (whole frames each); it is in the stream only with a fault.
+// faultWriter writes a faulty response's body through the rewrite, each Write whole frames (or
+// the whole answer); it is in the response only with a fault.
 type faultWriter struct {
-	w       io.Writer
+	http.ResponseWriter
 	rewrite func([]byte) []byte
 }
 
-func (f *faultWriter) Write(p []byte) (int, error) {
-	if _, err := f.w.Write(f.rewrite(p)); err != nil {
+func (f faultWriter) Write(p []byte) (int, error) {
+	if _, err := f.ResponseWriter.Write(f.rewrite(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -221,11 +223,3 @@ func (f Fault) step(turn *scenarios.ScriptTurn, step *scenarios.Step) *scenarios
 	changed.Text = string(first) + step.Text[1:]
 	return &changed
 }
-
-// faultResponseWriter writes a faulty stream's body bytes through the rewrite.
-type faultResponseWriter struct {
-	http.ResponseWriter
-	fw *faultWriter
-}
-
-func (f faultResponseWriter) Write(p []byte) (int, error) { return f.fw.Write(p) }

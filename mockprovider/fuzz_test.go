@@ -130,7 +130,7 @@ func whyNotServable(srv *Server, body, scenario, seed, session string, openai bo
 		return "has an over-long session header"
 	}
 	if scenario != "" {
-		if _, ok := srv.library.Get(scenario); !ok {
+		if _, ok := srv.opts.Library.Get(scenario); !ok {
 			return "names an unknown scenario in its header"
 		}
 	} else if !strings.Contains(body, "[[streambench") {

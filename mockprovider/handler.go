@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/streambench/streambench/hrtimer"
 	"github.com/streambench/streambench/mockrecords"
+	"github.com/streambench/streambench/protocol"
 	"github.com/streambench/streambench/protocol/openai"
 	"github.com/streambench/streambench/scenarios"
 )
@@ -72,7 +72,7 @@ func (q *request) serve() {
 		return
 	}
 	// Read here, not in prepare: net/http's read path is deep (see newRequest).
-	body, err := q.readBody()
+	body, err := protocol.ReadRequestBody(q.w, q.r, s.opts.MaxBody, s.opts.BodyReadTimeout)
 	if err != nil {
 		q.bodyFailed(err, len(body))
 		return
@@ -150,10 +150,10 @@ func (q *request) prepare(body []byte) bool {
 	q.ref.update(func(rec *mockrecords.Record) {
 		rec.Session, rec.Scenario, rec.Seed, rec.Turn = dir.Session, dir.Scenario, dir.Seed, parsed.AssistantTurns
 	})
-	sc, ok := s.library.Get(dir.Scenario)
+	sc, ok := s.opts.Library.Get(dir.Scenario)
 	if !ok {
 		q.fail(http.StatusBadRequest, errInvalidRequest, fmt.Sprintf("unknown scenario %q; known scenarios: %s",
-			dir.Scenario, strings.Join(s.library.Names(), ", ")))
+			dir.Scenario, strings.Join(s.opts.Library.Names(), ", ")))
 		return false
 	}
 	q.script = s.scripts.render(sc, dir.Seed)
@@ -206,39 +206,18 @@ func (q *request) prepare(body []byte) bool {
 	return true
 }
 
-// readBody reads the whole body within the size limit and the body read timeout. A good read
-// clears the deadline, so it never bounds the stream; after a failed one it stays, so net/http's
-// discard of the unread rest fails at once, and the connection is closed.
-func (q *request) readBody() ([]byte, error) {
-	limited := http.MaxBytesReader(q.w, q.r.Body, q.srv.opts.MaxBody)
-	timeout := q.srv.opts.BodyReadTimeout
-	if timeout < 0 {
-		return io.ReadAll(limited)
-	}
-	rc := http.NewResponseController(q.w)
-	deadlineSet := rc.SetReadDeadline(time.Now().Add(timeout)) == nil
-	body, err := io.ReadAll(limited)
-	if err != nil {
-		q.w.Header().Set("Connection", "close")
-	} else if deadlineSet {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return body, err
-}
-
 var errNoScenario = errors.New("no scenario selected")
 
 // prepareEndpoint selects the turn of a request without a directive that asks for max_tokens:
 // that many generated tokens at plain-answer's timing.
 func (q *request) prepareEndpoint() bool {
 	timing := scenarios.DefaultTiming()
-	if sc, ok := q.srv.library.Get("plain-answer"); ok {
+	if sc, ok := q.srv.opts.Library.Get("plain-answer"); ok {
 		timing = sc.Timing
 	}
-	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
-	q.ref.update(func(rec *mockrecords.Record) { rec.PromptDigests = digests })
 	sc := scenarios.Endpoint(timing, min(q.parsed.MaxTokens, MaxEndpointTokens))
-	q.ref.update(func(rec *mockrecords.Record) { rec.Scenario, rec.Seed = sc.Name, q.seq })
+	digests := mockrecords.PromptDigests(q.parsed.LastUserText)
+	q.ref.update(func(rec *mockrecords.Record) { rec.Scenario, rec.Seed, rec.PromptDigests = sc.Name, q.seq, digests })
 	// Not cached: the scenario is new for every request.
 	q.script = sc.Render(q.seq)
 	q.turn = &q.script.Turns[0]
@@ -283,7 +262,7 @@ func (s *Server) selectScenario(h http.Header, lastUser string) (scenarios.Direc
 		return dir, fmt.Errorf("%w: put a directive like [[streambench scenario=NAME seed=N session=ID]] "+
 			"in the last user message, or send the %s header (with optional %s and %s), or ask for max_tokens "+
 			"(then the answer is that many generated tokens); known scenarios: %s",
-			errNoScenario, HeaderScenario, HeaderSeed, HeaderSession, strings.Join(s.library.Names(), ", "))
+			errNoScenario, HeaderScenario, HeaderSeed, HeaderSession, strings.Join(s.opts.Library.Names(), ", "))
 	}
 	return dir, nil
 }
@@ -293,13 +272,9 @@ func (q *request) stream(base time.Time) {
 	s := q.srv
 	rc := http.NewResponseController(q.w)
 	fault := s.opts.Fault
-	var w http.ResponseWriter = q.w
-	if rewrite := fault.rewriter(q.wire.name, false); rewrite != nil {
-		w = faultResponseWriter{ResponseWriter: q.w, fw: &faultWriter{w: q.w, rewrite: rewrite}}
-	}
 	includeUsage := q.parsed.IncludeUsage && !(fault == FaultOpenAINoUsage && q.wire.name == "openai")
 	setStreamHeaders(q.w)
-	sw := q.wire.newStream(w, q.meta(), includeUsage)
+	sw := q.wire.newStream(fault.writer(q.w, q.wire.name, false), q.meta(), includeUsage)
 
 	if !q.flushed(rc, sw.Start()) {
 		return
@@ -377,7 +352,7 @@ func (q *request) waitUntil(waiter *hrtimer.Waiter, due time.Time, sw streamWrit
 			err = http.NewResponseController(q.w).Flush()
 		}
 		if err != nil {
-			q.srv.logger.Debug("ping failed", "wire", q.wire.name, "error", err)
+			q.srv.opts.Logger.Debug("ping failed", "wire", q.wire.name, "error", err)
 			return true, time.Now()
 		}
 	}
@@ -423,19 +398,12 @@ func (q *request) respond(base time.Time) {
 		return
 	}
 	q.w.Header().Set("Content-Type", "application/json")
-	var w io.Writer = q.w
-	if rewrite := fault.rewriter(q.wire.name, true); rewrite != nil {
-		w = &faultWriter{w: q.w, rewrite: rewrite}
-	}
-	if err := q.wire.writeResponse(w, turn, q.meta()); err != nil {
+	if err := q.wire.writeResponse(fault.writer(q.w, q.wire.name, true), turn, q.meta()); err != nil {
 		q.writeFailed(err)
 		return
 	}
 	q.firstByte(time.Now())
-	for i := range turn.Steps {
-		q.tokens += turn.Steps[i].Tokens
-	}
-	q.frames = 1
+	q.tokens, q.frames = turn.OutputTokens, 1
 	q.finish(mockrecords.OutcomeCompleted, http.StatusOK, "")
 }
 
@@ -456,7 +424,7 @@ func (q *request) meta() streamMeta {
 func (q *request) fail(status int, kind errorKind, message string) {
 	message = boundMessage(message)
 	q.srv.metrics.httpErrors.WithLabelValues(q.wire.name, strconv.Itoa(status)).Inc()
-	q.srv.logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
+	q.srv.opts.Logger.Debug("request refused", "wire", q.wire.name, "status", status, "error", message)
 	q.wire.writeError(q.w, status, q.wire.errTypes[kind], message)
 	q.finish(mockrecords.OutcomeHTTPError, status, message)
 }
@@ -484,7 +452,7 @@ func (q *request) firstByte(at time.Time) {
 
 // writeFailed handles a failed write or flush: the client is gone.
 func (q *request) writeFailed(err error) {
-	q.srv.logger.Debug("stream write failed", "wire", q.wire.name, "error", err)
+	q.srv.opts.Logger.Debug("stream write failed", "wire", q.wire.name, "error", err)
 	q.clientGone(time.Now())
 }
 
@@ -577,7 +545,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	if err := enc.Encode(struct {
 		Sessions []mockrecords.Record `json:"sessions"`
 	}{records}); err != nil {
-		s.logger.Debug("writing sessions failed", "error", err)
+		s.opts.Logger.Debug("writing sessions failed", "error", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
 // metrics are the mock's Prometheus series, on a registry of one Server's own.
@@ -24,11 +25,12 @@ type metrics struct {
 
 func newMetrics() *metrics {
 	reg := prometheus.NewRegistry()
+	auto := promauto.With(reg)
 	gauge := func(name, help string) prometheus.Gauge {
-		return mustRegister(reg, prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help}))
+		return auto.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
 	}
 	counterVec := func(name, help string, labels ...string) *prometheus.CounterVec {
-		return mustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels))
+		return auto.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	}
 	m := &metrics{
 		registry:        reg,
@@ -41,22 +43,17 @@ func newMetrics() *metrics {
 			"Scripted provider faults injected, by wire and kind (http-429, http-500, http-503, midstream).", "wire", "kind"),
 		httpErrors: counterVec("streambench_mock_http_errors_total",
 			"Requests answered with an HTTP error, by wire and status (bad input, faults, full queue).", "wire", "status"),
-		queuedSeconds: mustRegister(reg, prometheus.NewHistogram(prometheus.HistogramOpts{
+		queuedSeconds: auto.NewHistogram(prometheus.HistogramOpts{
 			Name:    "streambench_mock_queued_seconds",
 			Help:    "Time requests waited for a stream slot (only requests that had to wait).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
-		})),
-		tokensSent: mustRegister(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		}),
+		tokensSent: auto.NewCounter(prometheus.CounterOpts{
 			Name: "streambench_mock_tokens_sent_total", Help: "Tokens sent in streamed frames and non-streamed responses.",
-		})),
+		}),
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
-}
-
-func mustRegister[C prometheus.Collector](reg *prometheus.Registry, c C) C {
-	reg.MustRegister(c)
-	return c
 }
 
 // Pacing error is recorded in microseconds, from 1 µs to 10 minutes at 3 significant digits.

@@ -57,7 +57,6 @@ type SelfTestResult struct {
 
 // String formats the result as the self-test prints it.
 func (r SelfTestResult) String() string {
-	h := r.PacingError
 	var b strings.Builder
 	fmt.Fprintf(&b, "streams: %d (completed %d, failed %d) in %s\n", r.Streams, r.Completed, r.Failed, r.Elapsed.Round(time.Millisecond))
 	if r.FirstFailure != "" {
@@ -67,7 +66,7 @@ func (r SelfTestResult) String() string {
 	for _, p := range []struct {
 		label string
 		h     *hdrhistogram.Histogram
-	}{{"all streams playing", h}, {"whole run with the ramp", r.PacingErrorWithRamp}} {
+	}{{"all streams playing", r.PacingError}, {"whole run with the ramp", r.PacingErrorWithRamp}} {
 		if p.h != nil {
 			fmt.Fprintf(&b, "pacing error (actual - scheduled, µs), %s: p50 %d  p99 %d  p99.9 %d  max %d  (n=%d)\n",
 				p.label, p.h.ValueAtQuantile(50), p.h.ValueAtQuantile(99), p.h.ValueAtQuantile(99.9), p.h.Max(), p.h.TotalCount())

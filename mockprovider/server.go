@@ -95,8 +95,6 @@ type Options struct {
 // Server is the mock provider, an http.Handler; create it with New. Safe for concurrent use.
 type Server struct {
 	opts      Options
-	library   *scenarios.Library
-	logger    *slog.Logger
 	mux       *http.ServeMux
 	metrics   *metrics
 	admission *admission
@@ -129,14 +127,10 @@ func New(opts Options) (*Server, error) {
 	opts.MaxConcurrentStreamsPerConn = cmp.Or(max(opts.MaxConcurrentStreamsPerConn, 0), DefaultMaxStreamsPerConn)
 	opts.MaxBody = cmp.Or(max(opts.MaxBody, 0), MaxBodyBytes)
 	opts.BodyReadTimeout = cmp.Or(opts.BodyReadTimeout, DefaultBodyReadTimeout)
-	if opts.Clock == nil {
-		opts.Clock = hrtimer.NewPerWaiter()
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts.Clock = cmp.Or(opts.Clock, hrtimer.NewPerWaiter())
+	opts.Logger = cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	m := newMetrics()
-	s := &Server{opts: opts, library: opts.Library, logger: opts.Logger, metrics: m, admission: newAdmission(opts.Capacity, m),
+	s := &Server{opts: opts, metrics: m, admission: newAdmission(opts.Capacity, m),
 		sessions: newSessionLog(opts.SessionHistory), pacing: newPacingRecorder()}
 	s.mux = s.routes()
 	return s, nil
@@ -149,7 +143,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle(PathResponses, s.modelHandler(responsesWire()))
 	mux.HandleFunc(PathSessions, s.handleSessions)
 	mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{
-		Registry: s.metrics.registry, ErrorLog: slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		Registry: s.metrics.registry, ErrorLog: slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
 	}))
 	mux.HandleFunc("GET "+PathHealth, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -181,7 +175,7 @@ func (s *Server) HTTPServer() *http.Server {
 		Protocols:         Protocols(),
 		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: s.opts.MaxConcurrentStreamsPerConn},
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelDebug),
+		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug),
 		ConnContext:       withStampedConn,
 	}
 }
@@ -194,7 +188,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	if !s.httpServer.CompareAndSwap(nil, hs) {
 		return errors.New("mockprovider: Serve called twice")
 	}
-	s.logger.Info("mock provider serving", "addr", ln.Addr().String())
+	s.opts.Logger.Info("mock provider serving", "addr", ln.Addr().String())
 	return hs.Serve(stampingListener{ln})
 }
 

@@ -6,6 +6,7 @@
 package mockrecords
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -143,10 +144,7 @@ type Client struct {
 
 // Sessions reads every record the mock holds, in one request, oldest first.
 func (c Client) Sessions(ctx context.Context) ([]Record, error) {
-	client := c.HTTP
-	if client == nil {
-		client = http.DefaultClient
-	}
+	client := cmp.Or(c.HTTP, http.DefaultClient)
 	u := strings.TrimSuffix(c.URL, "/") + Path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {

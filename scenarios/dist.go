@@ -34,10 +34,7 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 			return 0
 		}
 		f := math.Exp(math.Log(float64(d.Median)) + d.sigma()*r.NormFloat64())
-		if f > math.MaxInt64/2 {
-			f = math.MaxInt64 / 2
-		}
-		v = d.clamp(time.Duration(f))
+		v = d.clamp(time.Duration(min(f, math.MaxInt64/2)))
 	default:
 		v = d.Value
 	}
@@ -54,11 +51,9 @@ func (d Dist) sigma() float64 {
 
 // clamp bounds v to [Min, Max] where they are set (Max > 0).
 func (d Dist) clamp(v time.Duration) time.Duration {
-	if v < d.Min {
-		v = d.Min
-	}
-	if d.Max > 0 && v > d.Max {
-		v = d.Max
+	v = max(v, d.Min)
+	if d.Max > 0 {
+		v = min(v, d.Max)
 	}
 	return v
 }

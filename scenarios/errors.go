@@ -49,8 +49,7 @@ func joinFieldErrors(errs []*FieldError) error {
 
 // displayPath turns a goccy YAML path ("$.turns[0].text") into the form used in messages.
 func displayPath(p string) string {
-	p = strings.TrimPrefix(p, "$")
-	return strings.TrimPrefix(p, ".")
+	return strings.TrimPrefix(strings.TrimPrefix(p, "$"), ".")
 }
 
 func nodeError(node ast.Node, format string, args ...any) *FieldError {

@@ -190,16 +190,6 @@ func addComposeDirective(seed uint64, ti, ci int, tc ToolCall, call *ScriptToolC
 	args["_compose"] = d
 }
 
-// applyPlan cuts the ground truth at a plan that ends the run in error.
-func (e *Expected) applyPlan(p *ScriptPlan) {
-	e.Plan = p
-	if !p.EndsInError() || p.Turn >= len(e.Turns) {
-		return
-	}
-	e.Turns = e.Turns[:p.Turn+1]
-	e.Turns[p.Turn].Final = false
-}
-
 // validateCompose checks a tool call's plan and events. approved holds the task ids a plan
 // approved in an earlier turn (nil: none), so task events can be checked against it.
 func (tc ToolCall) validateCompose(errs *fieldErrors, path string, approved []string) {

@@ -68,20 +68,15 @@ func (s *Scenario) Render(seed uint64) *Script {
 // result may be prev itself, overwritten: the caller must not hold prev's Turns or Steps slices
 // (strings taken from them stay valid).
 func (s *Scenario) RenderReusing(seed uint64, prev *Script) *Script {
+	script := cmp.Or(prev, new(Script))
 	var spare [][]Step
-	if prev != nil {
-		for i := range prev.Turns {
-			if steps := prev.Turns[i].Steps; cap(steps) > 0 {
-				clear(steps[:cap(steps)]) // drop the old texts, so they can be collected
-				spare = append(spare, steps[:0])
-			}
+	for i := range script.Turns {
+		if steps := script.Turns[i].Steps; cap(steps) > 0 {
+			clear(steps[:cap(steps)]) // drop the old texts, so they can be collected
+			spare = append(spare, steps[:0])
 		}
 	}
-	script := &Script{Scenario: s.Name, Seed: seed, Client: s.Client}
-	if prev != nil {
-		*prev = Script{Scenario: s.Name, Seed: seed, Client: s.Client, Turns: prev.Turns[:0]}
-		script = prev
-	}
+	*script = Script{Scenario: s.Name, Seed: seed, Client: s.Client, Turns: script.Turns[:0]}
 	for ti, turn := range s.Turns {
 		if f := s.Faults.HTTPError; f != nil && f.Turn == ti {
 			script.Turns = append(script.Turns, ScriptTurn{
@@ -140,15 +135,13 @@ func (s *Scenario) renderTurnIn(seed uint64, ns, path string, ti int, turn Turn,
 	}
 	timing := rng(seed, ns+"timing", ti)
 	var at time.Duration
-	first := true
 	for _, seg := range segments {
 		start := 0
 		for i := 0; i < len(seg.cuts); {
 			step := Step{Kind: seg.kind, Tool: seg.tool}
 			for ; i < len(seg.cuts) && step.Tokens < perFrame; i++ {
-				if first {
+				if len(st.Steps) == 0 && step.Tokens == 0 { // the turn's first token
 					at = s.Timing.TimeToFirstToken.Sample(timing)
-					first = false
 				} else {
 					at += s.Timing.InterToken.Sample(timing)
 				}
@@ -280,8 +273,12 @@ func (s *Script) Expected() Expected {
 			break
 		}
 	}
-	if s.Plan != nil && e.ProviderError == "" {
-		e.applyPlan(s.Plan)
+	if p := s.Plan; p != nil && e.ProviderError == "" {
+		e.Plan = p
+		if p.EndsInError() && p.Turn < len(e.Turns) { // a plan that ends the run in error cuts the ground truth
+			e.Turns = e.Turns[:p.Turn+1]
+			e.Turns[p.Turn].Final = false
+		}
 	}
 	return e
 }

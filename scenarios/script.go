@@ -14,13 +14,9 @@ const (
 
 // String names the kind for logs and test failures.
 func (k StepKind) String() string {
-	switch k {
-	case StepThinking:
-		return "thinking"
-	case StepText:
-		return "text"
-	case StepToolArgs:
-		return "tool-args"
+	names := [...]string{StepThinking: "thinking", StepText: "text", StepToolArgs: "tool-args"}
+	if int(k) < len(names) && names[k] != "" {
+		return names[k]
 	}
 	return "unknown"
 }

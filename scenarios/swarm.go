@@ -203,12 +203,11 @@ func (s *Scenario) HasSwarm() bool {
 
 // ChildByName returns the expected child named name.
 func (e *Expected) ChildByName(name string) (ExpectedChild, bool) {
-	for _, c := range e.Children {
-		if c.Name == name {
-			return c, true
-		}
+	i := slices.IndexFunc(e.Children, func(c ExpectedChild) bool { return c.Name == name })
+	if i < 0 {
+		return ExpectedChild{}, false
 	}
-	return ExpectedChild{}, false
+	return e.Children[i], true
 }
 
 // validateSwarm checks a turn's (or child's) children at path, recording names in seen.

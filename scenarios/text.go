@@ -61,23 +61,16 @@ func generatePhrase(r *rand.Rand, n int) string {
 // literalCuts returns the end offsets of s's tokens: leading whitespace plus one word.
 func literalCuts(s string) []int {
 	var cuts []int
-	i := 0
-	for i < len(s) {
-		for i < len(s) {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			i += size
+	inWord := false
+	for i, r := range s {
+		space := unicode.IsSpace(r)
+		if space && inWord {
+			cuts = append(cuts, i)
 		}
-		for i < len(s) {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if unicode.IsSpace(r) {
-				break
-			}
-			i += size
-		}
-		cuts = append(cuts, i)
+		inWord = !space
+	}
+	if s != "" {
+		cuts = append(cuts, len(s)) // the last word, or trailing whitespace
 	}
 	return cuts
 }

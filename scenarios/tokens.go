@@ -45,57 +45,30 @@ func countStarts[T string | []byte](s T, inWord, other *bool) int {
 	n := 0
 	in := *inWord
 	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
+		var space bool
+		if b := s[i]; b < utf8.RuneSelf {
 			// ASCII fast path: the whitespace unicode.IsSpace knows below 0x80.
-			space := b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
-			if !space && !in {
-				n++
-			}
-			in = !space
+			space = b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f'
 			i++
-			continue
+		} else {
+			r, size := decodeRune(s, i)
+			space = unicode.IsSpace(r)
+			i += size
 		}
-		r, size := decodeRune(s, i)
-		space := unicode.IsSpace(r)
 		if !space && !in {
 			n++
 		}
 		in = !space
-		i += size
 	}
 	*inWord = in
 	return n
 }
 
-// decodeRune decodes the rune at s[i] without converting s (which could allocate per frame);
-// an invalid byte decodes as one RuneError, which is not a space.
+// decodeRune is utf8.DecodeRune of s[i:] without converting s (which could allocate per
+// frame): an invalid byte decodes as one RuneError, which is not a space.
 func decodeRune[T string | []byte](s T, i int) (rune, int) {
-	b0 := s[i]
-	cont := func(j int) (rune, bool) {
-		if j >= len(s) || s[j]&0xC0 != 0x80 {
-			return 0, false
-		}
-		return rune(s[j] & 0x3F), true
+	if b, ok := any(s).([]byte); ok {
+		return utf8.DecodeRune(b[i:])
 	}
-	switch {
-	case b0&0xE0 == 0xC0:
-		if c1, ok := cont(i + 1); ok {
-			return rune(b0&0x1F)<<6 | c1, 2
-		}
-	case b0&0xF0 == 0xE0:
-		c1, ok1 := cont(i + 1)
-		c2, ok2 := cont(i + 2)
-		if ok1 && ok2 {
-			return rune(b0&0x0F)<<12 | c1<<6 | c2, 3
-		}
-	case b0&0xF8 == 0xF0:
-		c1, ok1 := cont(i + 1)
-		c2, ok2 := cont(i + 2)
-		c3, ok3 := cont(i + 3)
-		if ok1 && ok2 && ok3 {
-			return rune(b0&0x07)<<18 | c1<<12 | c2<<6 | c3, 4
-		}
-	}
-	return utf8.RuneError, 1
+	return utf8.DecodeRuneInString(string(s[i:]))
 }

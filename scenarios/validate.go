@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Validate checks the scenario's structure and returns every problem found, joined; each is a
@@ -42,11 +43,8 @@ func (s *Scenario) validateHead(errs *fieldErrors) {
 	if s.Name == "" {
 		errs.add("name", "missing; expected a non-empty scenario name")
 	}
-	for _, r := range s.Name {
-		if r == ' ' || r == '\t' || r == '\n' || r == ']' || r == '=' {
-			errs.add("name", "%q contains %q; expected no whitespace, '=' or ']' so it fits in a directive", s.Name, r)
-			break
-		}
+	if i := strings.IndexAny(s.Name, " \t\n]="); i >= 0 {
+		errs.add("name", "%q contains %q; expected no whitespace, '=' or ']' so it fits in a directive", s.Name, rune(s.Name[i]))
 	}
 	s.Timing.TimeToFirstToken.validate(errs, "timing.ttft")
 	s.Timing.InterToken.validate(errs, "timing.itl")

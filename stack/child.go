@@ -57,16 +57,14 @@ func StartChildLogged(exe string, args []string, log io.Writer) (*Child, error) 
 			if log != nil {
 				fmt.Fprintln(log, line)
 			}
-			if rest, ok := strings.CutPrefix(line, PprofAnnounce); ok && !announced {
-				c.mu.Lock()
-				c.pprof = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(rest), "/"), "/debug/pprof")
-				c.mu.Unlock()
-			}
 			if rest, ok := strings.CutPrefix(line, "listening on "); ok && !announced {
 				announced = true
 				urlCh <- strings.TrimSpace(rest)
 			}
 			c.mu.Lock()
+			if rest, ok := strings.CutPrefix(line, PprofAnnounce); ok && !announced {
+				c.pprof = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(rest), "/"), "/debug/pprof")
+			}
 			c.tail = append(c.tail, line)
 			if len(c.tail) > childTailLines {
 				c.tail = c.tail[1:]

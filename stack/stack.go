@@ -4,6 +4,7 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -159,10 +160,7 @@ func (o Options) runtimeArgs(mockURL string, cert *selfSigned) []string {
 // and waits until both are healthy.
 func StartInProcess(opts Options) (*Stack, error) {
 	return start(opts, func(s *Stack) error {
-		mockOpts := mockprovider.Options{Library: opts.Library, TimeScale: opts.TimeScale}
-		if mockOpts.Library == nil {
-			mockOpts.Library = scenarios.Embedded()
-		}
+		mockOpts := mockprovider.Options{Library: cmp.Or(opts.Library, scenarios.Embedded()), TimeScale: opts.TimeScale}
 		if opts.MockOptions != nil {
 			opts.MockOptions(&mockOpts)
 		}

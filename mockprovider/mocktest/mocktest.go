@@ -3,6 +3,7 @@
 package mocktest
 
 import (
+	"cmp"
 	"net/http/httptest"
 	"testing"
 
@@ -21,9 +22,7 @@ func Start(t testing.TB, fault mockprovider.Fault) string {
 // runtime reaches its provider, until the test ends.
 func Serve(t testing.TB, opts mockprovider.Options) (*mockprovider.Server, *httptest.Server) {
 	t.Helper()
-	if opts.Library == nil {
-		opts.Library = scenarios.Embedded()
-	}
+	opts.Library = cmp.Or(opts.Library, scenarios.Embedded())
 	srv, err := mockprovider.New(opts)
 	if err != nil {
 		t.Fatalf("mockprovider.New: %v", err)

@@ -39,6 +39,7 @@ type Writer struct {
 	Clock func() time.Time // stamps each frame; nil: time.Now
 	// IDs writes each eventId as the frame's SSE id: line too, for a reconnect (reconnect.go).
 	IDs         bool
+	Type        string // the type of the frame being written ("" for Done's and Raw's, which have none)
 	f           jsonwire.Sink
 	executionID string
 	workflowID  string
@@ -167,17 +168,20 @@ func (w *Writer) ExecutionCancelled(duration time.Duration) error {
 
 // Done writes the raw end marker "data: [DONE]" (no quotes, no envelope).
 func (w *Writer) Done() error {
+	w.Type = ""
 	return w.f.Write(append(w.f.Buf[:0], "data: [DONE]\n\n"...))
 }
 
 // Raw writes p as one frame's data, unchecked, without an envelope (for fault switches).
 func (w *Writer) Raw(p []byte) error {
+	w.Type = ""
 	return w.f.Raw(p)
 }
 
 // begin starts a frame: the envelope up to "data":, with the next event id.
 func (w *Writer) begin(typ string) []byte {
 	w.eventID++
+	w.Type = typ
 	now := time.Now
 	if w.Clock != nil {
 		now = w.Clock
